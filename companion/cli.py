@@ -1,0 +1,76 @@
+"""The `companion` command line.
+
+Each command's parser lives here; its work lives in the stage it belongs to
+and is imported only when that command runs, so `companion judge` never loads
+OpenCV.  Errors a user can cause are raised as `UserError` (or one of the
+domain's ValueErrors) and become one `error:` line with exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+
+class UserError(Exception):
+    """Bad usage or bad input: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse prints usage + message; keep it to one line
+        raise UserError(message)
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
+
+
+def command(name: str, help: str):
+    """Register a sub-command's argument set-up; the set-up must set `run`."""
+    def register(setup: Callable[[argparse.ArgumentParser], None]):
+        COMMANDS[name] = (help, setup)
+        return setup
+    return register
+
+
+@command("judge", "referee a symbolic game record (no camera)")
+def _judge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="game record JSON ('-' for standard input)")
+    p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+
+    def run(args):
+        from companion.game.judge_cli import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="companion", description="Camera companion for the card game Hisss.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (help_text, setup) in COMMANDS.items():
+        setup(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        if not getattr(args, "run", None):
+            build_parser().print_help()
+            return 2
+        return int(args.run(args) or 0)
+    except (UserError, ValueError, OSError) as exc:
+        if debug:
+            raise
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

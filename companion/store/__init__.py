@@ -1,0 +1,1 @@
+"""Persistence of games and their event history (SQLite)."""

@@ -1,0 +1,1 @@
+"""Frames over time to settled tables and game events."""

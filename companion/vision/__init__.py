@@ -1,0 +1,1 @@
+"""Pixels to a table: find cards, recognise them, assemble chains."""

@@ -1,0 +1,1 @@
+"""The dashboard: a Flask app factory, blueprints, templates and static files."""
