@@ -1,0 +1,159 @@
+"""Cards over time: which card seen now is which card seen before.
+
+A `Track` is one physical card on the table.  Every sighting is matched to a
+track by position, so a card (or a whole chain) nudged a little stays the same
+card, and every sighting adds a confidence-weighted vote for what the card is:
+a card misread in one frame is outvoted by the frames around it instead of
+becoming a phantom move.  Cards do not change on the table, so the votes of a
+card's whole life count.
+
+Matching is done in two passes: first by position and agreeing identity (a
+card pushed up to a couple of card widths), then, for what is left, by
+position alone after moving each old chain by how its matched cards moved (a
+misread card inside a nudged chain).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from companion.game.cards import Card, Kind
+from companion.game.deck import Deck
+
+from .reading import Reading, SeenCard
+
+SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
+ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
+_FAR = 1e6
+
+
+@dataclass
+class Track:
+    id: int
+    centre: np.ndarray
+    size: float
+    corners: np.ndarray
+    votes: Counter = field(default_factory=Counter)        # identity code -> weight
+    colour_dirs: dict = field(default_factory=dict)        # colour -> summed unit vector centre->end
+    sightings: int = 0
+    first_frame: int = -1
+    last_frame: int = -1
+
+    def observe(self, seen: SeenCard, deck: Deck, frame: int) -> None:
+        self.centre = seen.centre
+        self.size = seen.size
+        self.corners = np.asarray(seen.corners, float)
+        weight = 0.05 + max(0.0, min(1.0, seen.confidence))
+        self.votes[deck.identity(seen.card).code] += weight
+        for colour, end in zip(seen.card.colours, seen.ends):
+            direction = np.asarray(end, float) - self.centre
+            norm = np.linalg.norm(direction)
+            if norm > 0:
+                old = self.colour_dirs.get(colour, np.zeros(2))
+                self.colour_dirs[colour] = 0.7 * old + weight * direction / norm
+        self.sightings += 1
+        self.last_frame = frame
+
+    @property
+    def identity(self) -> str:
+        return self.ranked()[0][0]
+
+    def ranked(self) -> list[tuple[str, float]]:
+        return sorted(self.votes.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def is_clear(self, ratio: float = 2.0) -> bool:
+        """The leading reading outweighs the next one by `ratio` (or stands alone)."""
+        ranked = self.ranked()
+        return len(ranked) == 1 or ranked[0][1] >= ratio * ranked[1][1]
+
+    def oriented(self, code: str, towards_previous: np.ndarray | None,
+                 towards_next: np.ndarray | None) -> str:
+        """The code with a middle's colours ordered along the chain (the first faces the previous card)."""
+        card = Card.parse(code)
+        if card.kind is not Kind.MIDDLE:
+            return code
+        a, b = card.colours
+        da, db = self.colour_dirs.get(a), self.colour_dirs.get(b)
+        if da is None and db is None:
+            return code
+        # where colour a points minus where colour b points: that axis runs b -> a
+        axis = (da if da is not None else np.zeros(2)) - (db if db is not None else np.zeros(2))
+        if towards_previous is not None:
+            facing_a = float(np.dot(axis, towards_previous)) >= 0
+        elif towards_next is not None:
+            facing_a = float(np.dot(axis, towards_next)) < 0
+        else:
+            return code
+        return card.code if facing_a else card.flipped().code
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "centre": self.centre.tolist(), "size": self.size,
+                "corners": self.corners.tolist(), "votes": dict(self.votes),
+                "colour_dirs": {k: v.tolist() for k, v in self.colour_dirs.items()},
+                "sightings": self.sightings, "first_frame": self.first_frame,
+                "last_frame": self.last_frame}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Track":
+        return cls(int(data["id"]), np.asarray(data["centre"], float), float(data["size"]),
+                   np.asarray(data["corners"], float), Counter(data["votes"]),
+                   {k: np.asarray(v, float) for k, v in data["colour_dirs"].items()},
+                   int(data["sightings"]), int(data["first_frame"]), int(data["last_frame"]))
+
+
+def _assign(cost: np.ndarray) -> list[tuple[int, int]]:
+    if cost.size == 0:
+        return []
+    rows, cols = linear_sum_assignment(cost)
+    return [(r, c) for r, c in zip(rows, cols) if cost[r, c] < _FAR]
+
+
+def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
+                    chains: list[list[int]]) -> dict[int, int]:
+    """Map each seen card id to a track id (cards left out are new).
+
+    `chains` are the previous settled chains, as track ids, used to follow a
+    nudged chain whose cards were not all recognised the same way.
+    """
+    seen = list(reading.cards)
+    if not tracks or not seen:
+        return {}
+    centres_t = np.array([t.centre for t in tracks])
+    centres_s = np.array([s.centre for s in seen])
+    size = np.array([[max(t.size, s.size) for s in seen] for t in tracks])
+    dist = np.linalg.norm(centres_t[:, None, :] - centres_s[None, :, :], axis=2) / size
+    same = np.array([[t.votes.get(deck.identity(s.card).code, 0) > 0 and
+                      t.identity == deck.identity(s.card).code for s in seen] for t in tracks])
+    cost = np.where(same & (dist < SAME_CARD_REACH), dist, _FAR)
+    pairs = dict((seen[c].index, tracks[r].id) for r, c in _assign(cost))
+
+    # Second pass, for what is left: a card read differently is the same card only
+    # where that card was, after moving it with its chain (a misread in a nudged chain).
+    by_id = {t.id: t for t in tracks}
+    seen_by_id = reading.by_id()
+    track_of = {v: k for k, v in pairs.items()}
+    predicted: dict[int, np.ndarray] = {}
+    for chain in chains:
+        moved = [seen_by_id[track_of[t]].centre - by_id[t].centre for t in chain if t in track_of]
+        if not moved:
+            continue
+        shift = np.median(np.array(moved), axis=0)
+        for t in chain:
+            if t not in track_of and t in by_id:
+                predicted[t] = by_id[t].centre + shift
+    left_seen = [s for s in seen if s.index not in pairs]
+    left_tracks = [t for t in tracks if t.id not in track_of]
+    if left_seen and left_tracks:
+        cost = np.full((len(left_tracks), len(left_seen)), _FAR)
+        for i, t in enumerate(left_tracks):
+            where = predicted.get(t.id, t.centre)
+            for j, s in enumerate(left_seen):
+                d = np.linalg.norm(where - s.centre) / max(t.size, s.size)
+                if d < ANY_CARD_REACH:
+                    cost[i, j] = d
+        for r, c in _assign(cost):
+            pairs[left_seen[c].index] = left_tracks[r].id
+    return pairs

@@ -1,0 +1,217 @@
+"""The tracker over scripted games: settling, identity, voting, doubt, desync."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from companion.game.referee import judge_record
+from companion.track.tracker import Tracker
+from scene import FakeAnalyzer, Player, analysis
+
+PLAYERS = ["Ann", "Ben"]
+GAME = [
+    [["M-blue-green"]],
+    [["M-blue-green", "M-green-yellow"]],
+    [["M-blue-green", "M-green-yellow"], ["H-purple"]],
+    [["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow"]],
+    [["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow", "T-yellow"]],
+    [],
+]
+
+
+def _identity(code):
+    from companion.game.cards import Card
+    from companion.game.deck import load_deck
+    return None if code is None else load_deck().identity(Card.parse(code)).code
+
+
+def summary(moves):
+    """What a move is, independent of frame numbers and reading direction."""
+    return [(m["player"], _identity(m["card"]), m["action"], m["legal"], m["code"]) for m in moves]
+
+
+def expected(tables):
+    return judge_record({"players": PLAYERS, "frames": [{"table": t} for t in tables]})
+
+
+def run(tables, fault=None, **player):
+    analyzer = FakeAnalyzer(fault=fault)
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer, **player)
+    p.play([analysis(t) for t in tables])
+    return tracker, p
+
+
+def test_clean_game_matches_the_referee_move_for_move():
+    tracker, p = run(GAME)
+    want = expected(GAME)
+    assert summary(p.moves()) == summary(want["moves"])
+    account = tracker.account()
+    assert account["scores"] == want["scores"] and account["winners"] == want["winners"]
+    # every move's frame is where its table settled, after the frame before it
+    for move in p.moves():
+        assert move["evidence"]["before"] < move["frame"] <= move["evidence"]["after"]
+
+
+def test_unchanged_frames_are_not_analysed():
+    tracker, p = run(GAME, still=30)
+    # 6 tables x 3 readings; the other still frames only cost the small-image check
+    assert tracker.stats["analysed"] == 18
+    assert tracker.stats["unchanged"] > 6 * 20
+
+
+@pytest.mark.parametrize("drift", [0.0012, -0.003])  # to +15% / -38% brightness over the game
+def test_exposure_drift_is_not_a_change(drift):
+    tracker, p = run(GAME[:2], still=60, drift=drift)
+    assert tracker.stats["analysed"] == 6
+    assert len(p.moves()) == 1
+
+
+def test_hand_frames_are_never_read():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer, hand_frames=12)
+    p.play([analysis(t) for t in GAME[:3]])
+    assert analyzer.calls == 9  # three readings per table, none while the hand moves
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+
+
+def test_a_nudged_chain_is_the_same_chain():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer)
+    table = [["H-purple", "M-purple-blue", "M-blue-green"], ["M-green-yellow"]]
+    p.show(analysis(table))
+    p.show(analysis(table), 4, hand=True)
+    p.show(analysis(table, offsets={0: (25.0, 18.0), 1: (-30.0, 10.0)}))   # both pushed aside
+    p.show(analysis(table), 4, hand=True)
+    p.show(analysis(table, offsets={0: (60.0, 5.0)}))
+    assert p.moves() == []
+    assert tracker.stats["settles"] == 3 and not tracker.desync
+
+
+def test_a_card_misread_in_one_frame_is_voted_away():
+    def misread(data, call):
+        if call == 5:  # one reading of the second table sees the yellow end as orange
+            for card in data["cards"]:
+                if card["colours"] == ["green", "yellow"]:
+                    card["colours"] = ["green", "orange"]
+        return data
+    tracker, p = run(GAME, fault=misread)
+    assert summary(p.moves()) == summary(expected(GAME)["moves"])
+
+
+def test_a_card_misread_later_never_becomes_a_move():
+    def misread(data, call):
+        if call in (10, 11):  # two of three readings of a later table misread an old card
+            for card in data["cards"]:
+                if card["colours"] == ["blue", "green"]:
+                    card["colours"] = ["blue", "purple"]
+                    card["confidence"] = 0.6
+        return data
+    tracker, p = run(GAME, fault=misread)
+    assert summary(p.moves()) == summary(expected(GAME)["moves"])
+
+
+def test_a_card_missing_under_a_hand_is_not_taken():
+    def hide(data, call):
+        if call in (7, 8, 9):  # a hand resting still over one card of the third table
+            data["cards"] = [c for c in data["cards"] if c["colours"] != ["blue", "green"]]
+            for s in data["snakes"]:
+                s["cards"] = [i for i in s["cards"] if i in {c["id"] for c in data["cards"]}]
+        return data
+    tracker, p = run(GAME, fault=hide)
+    assert summary(p.moves()) == summary(expected(GAME)["moves"])
+
+
+def test_jittered_corners_and_a_garbage_reading():
+    import random
+    rng = random.Random(4)
+
+    def jitter(data, call):
+        if call == 8:
+            return {"cards": "garbage"}           # a reading that is not an analysis
+        for card in data["cards"]:
+            dx, dy = rng.uniform(-4, 4), rng.uniform(-4, 4)
+            card["corners"] = [[x + dx, y + dy] for x, y in card["corners"]]
+            card["ends"] = [[x + dx, y + dy] for x, y in card["ends"]]
+        return data
+    tracker, p = run(GAME, fault=jitter)
+    assert summary(p.moves()) == summary(expected(GAME)["moves"])
+    assert tracker.stats["unreadable"] == 1
+
+
+def test_unreadable_frames_are_skipped_and_counted():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in GAME[:2]])
+    before = tracker.stats["frames"]
+    assert tracker.feed(p.frame, None) == []
+    p.frame += 1
+    p.show(analysis(GAME[2]), 4, hand=True)
+    p.show(analysis(GAME[2]))
+    assert tracker.stats["unreadable"] == 1 and tracker.stats["frames"] == before + 13
+    assert len(p.moves()) == 2
+
+
+def test_an_illegal_move_clearly_seen_is_reported_illegal():
+    tables = [[["M-blue-green"]], [["M-blue-green", "M-red-yellow"]]]   # green next to red
+    tracker, p = run(tables)
+    (move,) = p.moves()
+    assert move["legal"] is False and move["code"] == "colour_mismatch"
+    assert move["cards"][0]["code"] in ("M-red-yellow", "M-yellow-red")
+    assert move["evidence"]["before"] < move["evidence"]["after"]
+
+
+def test_a_doubtful_new_card_is_settled_by_the_rules():
+    # The new card is read red-yellow (sure), green-yellow (sure), red-yellow (unsure):
+    # the legal reading wins only because the evidence could not tell them apart.
+    def split(data, call):
+        for card in data["cards"]:
+            if card["colours"] == ["green", "yellow"] and call in (4, 6):
+                card["colours"] = ["red", "yellow"]
+                card["confidence"] = 0.9 if call == 4 else 0.5
+            elif card["colours"] == ["green", "yellow"]:
+                card["confidence"] = 0.9
+        return data
+    tracker, p = run(GAME[:2], fault=split)
+    (move,) = p.moves()
+    assert _identity(move["card"]) == "M-yellow-green" and move["legal"]
+
+
+def test_rules_do_not_overrule_a_clear_reading():
+    def mostly_red(data, call):
+        if call > 3:
+            for card in data["cards"]:
+                if card["colours"] == ["green", "yellow"] and call in (4, 6):
+                    card["colours"] = ["red", "yellow"]
+        return data
+    tracker, p = run(GAME[:2], fault=mostly_red)
+    (move,) = p.moves()
+    assert _identity(move["card"]) == "M-red-yellow" and not move["legal"]
+
+
+def test_a_covered_table_is_a_desync_not_moves():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in GAME[:4]])
+    p.show(analysis([["M-blue-green"]]), 4, hand=True)
+    p.show(analysis([["M-blue-green"]]))       # most of the table vanished at once
+    assert tracker.desync
+    kinds = [e.kind for e in p.events]
+    assert kinds[-1] == "desync"
+    p.show(analysis(GAME[3]), 4, hand=True)
+    p.show(analysis(GAME[3]))                  # the table is back as it was
+    assert not tracker.desync and p.events[-1].kind == "resync"
+    p.show(analysis(GAME[4]), 4, hand=True)
+    p.show(analysis(GAME[4]))
+    assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
+
+
+def test_many_new_cards_at_once_is_a_desync():
+    tables = [GAME[0], [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"]]]
+    tracker, p = run(tables)
+    assert tracker.desync and p.moves() == []
