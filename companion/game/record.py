@@ -1,0 +1,89 @@
+"""The judge's input: a symbolic game record (see CONTRACT.md), read strictly.
+
+Anything malformed raises `RecordError` naming the frame and the problem; an
+illegal move is not malformed, it is for the referee to judge.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .cards import Card, CardCodeError
+from .chains import Chain
+from .deck import Deck, DeckError
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read; the message names where and what."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    players: tuple[str, ...]
+    frames: tuple[tuple[Chain, ...], ...]
+    finished: bool
+
+
+def check_players(players: Any) -> tuple[str, ...]:
+    if not isinstance(players, list) or not players:
+        raise RecordError("'players' must be a non-empty list of names")
+    if not all(isinstance(p, str) and p.strip() for p in players):
+        raise RecordError("every player must be a non-empty name")
+    if len(set(players)) != len(players):
+        raise RecordError("player names must be different")
+    return tuple(players)
+
+
+def read_table(table: Any, deck: Deck, where: str) -> tuple[Chain, ...]:
+    """A table of card codes (or cards) checked against the deck; empty chains are dropped."""
+    if not isinstance(table, (list, tuple)):
+        raise RecordError(f"{where}: 'table' must be a list of chains (lists of card codes)")
+    chains = []
+    for c, chain in enumerate(table):
+        if not isinstance(chain, (list, tuple)):
+            raise RecordError(f"{where}: chain {c} must be a list of card codes, got {chain!r}")
+        cards = []
+        for k, code in enumerate(chain):
+            try:
+                cards.append(deck.parse(code.code if isinstance(code, Card) else code))
+            except (CardCodeError, DeckError) as exc:
+                raise RecordError(f"{where}: chain {c}, card {k}: {exc}") from None
+        if cards:
+            chains.append(tuple(cards))
+    return tuple(chains)
+
+
+def parse_record(data: Any, deck: Deck) -> GameRecord:
+    if not isinstance(data, dict):
+        raise RecordError("a game record must be a JSON object with 'players' and 'frames'")
+    for field in ("players", "frames"):
+        if field not in data:
+            raise RecordError(f"missing field '{field}'")
+    players = check_players(data["players"])
+    frames = data["frames"]
+    if not isinstance(frames, list) or not frames:
+        raise RecordError("'frames' must be a non-empty list")
+    tables = []
+    for i, frame in enumerate(frames):
+        if not isinstance(frame, dict):
+            raise RecordError(f"frame {i}: expected an object with a 'table'")
+        if "table" not in frame:
+            raise RecordError(f"frame {i}: missing field 'table'")
+        tables.append(read_table(frame["table"], deck, f"frame {i}"))
+    finished = data.get("finished", False)
+    if not isinstance(finished, bool):
+        raise RecordError("'finished' must be true or false")
+    return GameRecord(players, tuple(tables), finished)
+
+
+def load_record(text: str, name: str, deck: Deck) -> GameRecord:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    return parse_record(data, deck)
+
+
+def table_codes(table: Sequence[Sequence]) -> list[list[str]]:
+    return [[card.code for card in chain] for chain in table]
