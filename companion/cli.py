@@ -43,6 +43,16 @@ def _judge(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
+@command("synth", "render table photos, whole games and samples with known truth")
+def _synth(p: argparse.ArgumentParser) -> None:
+    from companion.synth.cli import add_arguments
+    add_arguments(p)
+
+    def run(args):
+        from companion.synth.cli import main
+        return main(args)
+    p.set_defaults(run=run)
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="companion", description="Camera companion for the card game Hisss.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
