@@ -78,6 +78,7 @@ class Tracker:
         self.stats: Counter = Counter()
         self.last_frame = -1
         self.last_error: str | None = None
+        self.resumed_at = 0
         self._next_id = 0
         self._prev_small: np.ndarray | None = None
         self._reference: np.ndarray | None = None
@@ -100,10 +101,11 @@ class Tracker:
         return self.history[-1]["table"] if self.history else []
 
     def feed(self, frame_index: int, image: np.ndarray | None) -> list[TrackEvent]:
-        self.stats["frames"] += 1
-        self.last_frame = frame_index
+        fresh = frame_index > self.last_frame   # after --resume a few frames are fed again
+        self.last_frame = max(self.last_frame, frame_index)
+        self.stats["frames"] += fresh
         if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
-            self.stats["unreadable"] += 1
+            self.stats["unreadable"] += fresh
             return []
         small = self.gate.shrink(image)
         moving = self.gate.differs(small, self._prev_small)
@@ -152,6 +154,51 @@ class Tracker:
         """Leave a desync by giving the next reading to the referee as it is (a human's call)."""
         self._force = True
         self._reference = None
+
+    # ------------------------------------------------------------ persistence
+
+    STATE_VERSION = 1
+
+    def state(self) -> dict:
+        """Everything needed to go on with this game later (JSON-ready, small)."""
+        return {"version": self.STATE_VERSION, "players": self.players,
+                "last_frame": self.last_frame, "resume_frame": self.resume_frame,
+                "next_id": self._next_id,
+                "tracks": [t.to_dict() for t in self.tracks.values()],
+                "chains": self.chains, "codes": {str(k): v for k, v in self.codes.items()},
+                "history": self.history, "moves": self.moves,
+                "desync_reason": self.desync_reason, "stats": dict(self.stats),
+                "settled_frame": self._settled_frame,
+                "settled_outlines": {str(k): v for k, v in self._settled_outlines.items()}}
+
+    @property
+    def resume_frame(self) -> int:
+        """Where a stopped recording should be picked up again: readings not yet settled are
+        read again, and the frames before them give the gate its sense of stillness."""
+        first = self._window.frames[0] if self._window.frames else self.last_frame + 1
+        return max(0, first - self.settings.still_frames)
+
+    def restore(self, state: dict) -> None:
+        """Continue the game a `state()` describes; the referee is rebuilt by replaying its tables."""
+        if state.get("version") != self.STATE_VERSION:
+            raise ValueError(f"tracker state version {state.get('version')!r} is not "
+                             f"{self.STATE_VERSION}")
+        if list(state["players"]) != self.players:
+            raise ValueError(f"the saved game is between {', '.join(state['players'])}, "
+                             f"not {', '.join(self.players)}")
+        self.tracks = {int(d["id"]): Track.from_dict(d) for d in state["tracks"]}
+        self.chains = [list(map(int, c)) for c in state["chains"]]
+        self.codes = {int(k): v for k, v in state["codes"].items()}
+        self.history = list(state["history"])
+        self.moves = list(state["moves"])
+        self.desync_reason = state.get("desync_reason")
+        self.stats = Counter(state.get("stats", {}))
+        self.last_frame = int(state["last_frame"])
+        self.resumed_at = int(state.get("resume_frame", self.last_frame + 1))
+        self._next_id = int(state["next_id"])
+        self._settled_frame = state.get("settled_frame")
+        self._settled_outlines = {int(k): v for k, v in state.get("settled_outlines", {}).items()}
+        self.referee.replay([(h["frame"], h["table"]) for h in self.history])
 
     # ---------------------------------------------------------------- settling
 

@@ -1,0 +1,63 @@
+"""The tracker as the dashboard's table feed (`companion.web.feed.TableFeed`).
+
+The dashboard keeps its own history and referee; what it needs from the
+camera is each settled table, the desync flag, and an annotated picture now
+and then for its MJPEG view.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Iterator
+
+import cv2
+
+from .evidence import annotate
+from .reading import AnalyzeFn
+from .sources import open_source
+from .tracker import Tracker
+from .watchdog import watch
+
+
+class TrackerFeed:
+    def __init__(self, source: str, players: list[str] | None = None, profile: str | None = None,
+                 analyze: AnalyzeFn | None = None, picture_fps: float = 8.0,
+                 max_offline: float = 3600.0):
+        from .run import DEFAULT_PLAYERS, make_analyzer
+        self.source = source
+        self.players = list(players or DEFAULT_PLAYERS)
+        self._analyze = analyze or make_analyzer(profile)
+        self.picture_interval = 1.0 / picture_fps if picture_fps > 0 else float("inf")
+        self.max_offline = max_offline
+        self.tracker: Tracker | None = None
+        self._stop = threading.Event()
+
+    def events(self, start_after: int = -1) -> Iterator:
+        from companion.web.feed import FeedEvent
+        self.tracker = tracker = Tracker(self._analyze, self.players)
+        src = open_source(self.source, start=max(0, start_after + 1))
+        first = max(0, start_after + 1)
+        last_picture = 0.0
+        for index, image in watch(src, first, max_offline=self.max_offline):
+            if self._stop.is_set():
+                return
+            for event in tracker.feed(index, image):
+                if event.kind == "table":
+                    yield FeedEvent(index, table=event.data["table"], desync=False)
+                elif event.kind == "desync":
+                    yield FeedEvent(index, table=None, desync=True)
+            now = time.monotonic()
+            if image is not None and now - last_picture >= self.picture_interval:
+                last_picture = now
+                ok, jpeg = cv2.imencode(".jpg", annotate(image, tracker),
+                                        [cv2.IMWRITE_JPEG_QUALITY, 80])
+                if ok:
+                    yield FeedEvent(index, jpeg=jpeg.tobytes(), desync=tracker.desync)
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def open_table_feed(source: str, **options) -> TrackerFeed:
+    """The feed `companion serve --source SOURCE` uses for cameras, streams, videos and folders."""
+    return TrackerFeed(source, **options)

@@ -1,0 +1,147 @@
+"""`companion track SOURCE`: follow a whole game and give the referee's account.
+
+This module wires the parts together (source and watchdog -> tracker ->
+output, evidence, saved state); the parts themselves know nothing of the
+command line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, TextIO
+
+from .evidence import save_move_evidence
+from .reading import AnalyzeFn
+from .sources import SourceError, open_source
+from .tracker import Tracker, TrackEvent, TrackerSettings
+from .watchdog import SourceStatus, watch
+
+DEFAULT_PLAYERS = ["Player 1", "Player 2"]
+
+
+class TrackError(ValueError):
+    """Bad usage of `companion track` (reported as one line)."""
+
+
+def parse_players(text: str | None) -> list[str]:
+    if not text:
+        return list(DEFAULT_PLAYERS)
+    players = [p.strip() for p in text.split(",")]
+    if any(not p for p in players) or len(players) < 2:
+        raise TrackError("--players takes two or more comma-separated names, e.g. Ann,Ben,Cy")
+    if len(set(players)) != len(players):
+        raise TrackError("--players: each name once")
+    return players
+
+
+def make_analyzer(profile: str | None) -> AnalyzeFn:
+    from companion.vision.analyze import Analyzer
+    return Analyzer(profile).analyze
+
+
+def default_state_path(source: str, evidence: str | None) -> Path:
+    """Where a game's state is kept unless --state says: the evidence folder, else the user's state dir."""
+    if evidence:
+        return Path(evidence) / "track-state.json"
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.abspath(source) if Path(source).exists()
+                  else source).strip("_")[-120:]
+    return base / "companion" / f"track-{slug or 'source'}.json"
+
+
+def save_state(path: Path, state: dict) -> None:
+    """Write atomically: a crash mid-write leaves the previous state, never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".track-", suffix=".json", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(state, fh)
+    os.replace(tmp, path)
+
+
+def load_state(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TrackError(f"--resume: no saved game at {path}") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TrackError(f"--resume: cannot read {path} ({exc})") from None
+
+
+def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str | None = None,
+                on_move: Callable[[dict], None] | None = None,
+                on_events: Callable[[list[TrackEvent]], None] | None = None,
+                on_status: Callable[[SourceStatus], None] | None = None,
+                max_offline: float = 30.0) -> bool:
+    """Feed every frame of a source to the tracker; True when a recording ran to its end."""
+    src = open_source(source, start=start)
+    first = start if not src.live else tracker.last_frame + 1  # a live camera cannot rewind
+    for index, image in watch(src, first, max_offline=max_offline, on_status=on_status):
+        events = tracker.feed(index, image)
+        if not events:
+            continue
+        for event in events:
+            if event.kind == "move":
+                if evidence:
+                    number = len(tracker.moves)
+                    event.data["stills"] = save_move_evidence(evidence, number, event.data,
+                                                               event.stills, event.outlines)
+                if on_move:
+                    on_move(event.data)
+        if on_events:
+            on_events(events)
+    return not src.live
+
+
+def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    players = parse_players(args.players)
+    state_path = Path(args.state) if args.state else default_state_path(args.source, args.evidence)
+    saved = load_state(state_path) if args.resume else None
+    open_source(args.source)  # a source that cannot be named fails before models are loaded
+    tracker = Tracker(analyze or make_analyzer(args.profile), players, settings=TrackerSettings())
+    start = 0
+    if saved is not None:
+        tracker.restore(saved)
+        start = tracker.resumed_at
+
+    def print_move(move: dict) -> None:
+        if args.follow:
+            print(json.dumps(move), file=out, flush=True)
+
+    def on_status(status: SourceStatus) -> None:
+        print(f"{'online' if status.online else 'offline'}: {status.message}", file=sys.stderr)
+
+    try:
+        ended = follow_game(args.source, tracker, start=start, evidence=args.evidence,
+                            on_move=print_move, on_events=lambda e: save_state(state_path, tracker.state()),
+                            on_status=on_status, max_offline=args.max_offline)
+    except KeyboardInterrupt:
+        save_state(state_path, tracker.state())
+        print(f"stopped at frame {tracker.last_frame}; continue with --resume "
+              f"(state in {state_path})", file=sys.stderr)
+        ended = False
+        if not args.json:
+            return 130
+    except SourceError as exc:
+        save_state(state_path, tracker.state())
+        raise TrackError(str(exc)) from None
+    if ended and tracker.referee.undrawn() == 0 and not tracker.referee.finished:
+        for event in tracker.finish():
+            if event.kind == "move":
+                print_move(event.data)
+    save_state(state_path, tracker.state())
+    account = tracker.account()
+    if args.json:
+        print(json.dumps(account, indent=2), file=out)
+    elif not args.follow:
+        from companion.game.judge_cli import format_account
+        print(format_account(account, players), file=out)
+        frames = account["frames"]
+        print(f"frames: {frames['seen']} seen, {frames['analysed']} analysed, "
+              f"{frames['unreadable']} unreadable" + (" — DESYNC, waiting for the table"
+                                                     if tracker.desync else ""), file=out)
+    return 0

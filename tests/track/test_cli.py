@@ -1,0 +1,84 @@
+"""`companion track` end to end on a folder of frames: output, evidence, stop and resume."""
+from __future__ import annotations
+
+import io
+import json
+
+import cv2
+import pytest
+
+from companion.cli import build_parser, main as cli_main
+from companion.track import run as track_run
+from scene import StampedAnalyzer, game_frames
+from test_tracker import GAME, PLAYERS, expected, summary
+
+
+@pytest.fixture(scope="module")
+def game_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("game")
+    for i, f in enumerate(game_frames(GAME, still=7, hand_frames=3)):
+        cv2.imwrite(str(folder / f"frame{i:04d}.png"), f)
+    return folder
+
+
+def track(argv, analyzer=None):
+    args = build_parser().parse_args(["track", *argv])
+    out = io.StringIO()
+    code = track_run.main(args, analyze=analyzer or StampedAnalyzer(GAME), out=out)
+    return code, out.getvalue()
+
+
+def test_json_account_is_the_referees(game_dir, tmp_path):
+    code, out = track([str(game_dir), "--players", ",".join(PLAYERS), "--json",
+                       "--state", str(tmp_path / "s.json")])
+    account = json.loads(out)
+    want = expected(GAME)
+    assert code == 0
+    assert summary(account["moves"]) == summary(want["moves"])
+    assert account["piles"] == want["piles"] and account["scores"] == want["scores"]
+    assert account["winners"] == want["winners"]
+    for move in account["moves"]:
+        assert isinstance(move["frame"], int) and move["cards"]
+        assert move["evidence"]["before"] < move["evidence"]["after"]
+
+
+def test_follow_prints_each_move_as_a_json_line_with_evidence(game_dir, tmp_path):
+    code, out = track([str(game_dir), "--players", ",".join(PLAYERS), "--follow",
+                       "--evidence", str(tmp_path / "ev")])
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert summary(lines) == summary(expected(GAME)["moves"])
+    for move in lines:
+        for path in move["stills"]:
+            assert cv2.imread(path) is not None
+    assert (tmp_path / "ev" / "track-state.json").exists()
+    assert len(list((tmp_path / "ev").glob("move-*-after-*.jpg"))) == len(lines)
+
+
+def test_stopped_game_resumes_with_nothing_lost(game_dir, tmp_path):
+    state = str(tmp_path / "state.json")
+    straight = json.loads(track([str(game_dir), "--json", "--state", state])[1])
+
+    class StopsOnce(StampedAnalyzer):
+        def __call__(self, image):
+            if self.calls == 7:           # Ctrl-C in the middle of reading the third table
+                self.calls += 1
+                raise KeyboardInterrupt
+            return super().__call__(image)
+    code, _ = track([str(game_dir), "--state", state], StopsOnce(GAME))
+    assert code == 130
+    saved = json.loads(open(state).read())
+    assert 0 < len(saved["moves"]) < len(straight["moves"])
+    code, out = track([str(game_dir), "--json", "--state", state, "--resume"])
+    resumed = json.loads(out)
+    assert resumed["moves"] == straight["moves"]
+    assert resumed["scores"] == straight["scores"]
+    assert resumed["frames"]["seen"] == straight["frames"]["seen"]
+
+
+def test_usage_errors_are_one_line(game_dir, tmp_path, capsys):
+    assert cli_main(["track", str(game_dir), "--players", "Ann"]) == 2
+    assert cli_main(["track", str(tmp_path / "none.mp4")]) == 2
+    assert cli_main(["track", str(game_dir), "--resume", "--state", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("error: ") for line in err)
+    assert "no saved game" in err[2]

@@ -1,0 +1,170 @@
+"""Sources: folders, video files, HTTP MJPEG on loopback, and the watchdog across drop-outs."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.track.sources import FolderSource, FrameRead, SourceError, open_source
+from companion.track.tracker import Tracker
+from companion.track.watchdog import watch
+from mjpeg_server import MjpegServer
+from scene import StampedAnalyzer, game_frames, unstamp
+from test_tracker import GAME, PLAYERS, expected, summary
+
+TABLES = GAME[:4]
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return game_frames(TABLES, still=7, hand_frames=3)
+
+
+def track(source_frames, analyzer=None):
+    """Run a tracker over (index, image) pairs; returns it and its moves."""
+    analyzer = analyzer or StampedAnalyzer(TABLES)
+    tracker = Tracker(analyzer, PLAYERS)
+    moves = []
+    for index, image in source_frames:
+        moves += [e.data for e in tracker.feed(index, image) if e.kind == "move"]
+    return tracker, moves
+
+
+def test_folder_is_read_in_name_order_and_a_broken_file_is_one_unreadable_frame(tmp_path, frames):
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"f{i:04d}.png"), f)
+    (tmp_path / "f0005.png").write_bytes(b"not a png")       # damaged, replaces frame 5
+    (tmp_path / "notes.txt").write_text("not a frame")
+    seen = list(watch(open_source(str(tmp_path))))
+    assert [i for i, _ in seen] == list(range(len(frames)))
+    assert seen[5][1] is None
+    assert [unstamp(img) for i, img in seen if img is not None] == \
+        [unstamp(f) for i, f in enumerate(frames) if i != 5]
+    tracker, moves = track(seen)
+    assert tracker.stats["unreadable"] == 1
+    assert summary(moves) == summary(expected(TABLES)["moves"])
+
+
+def test_folder_source_starts_where_asked(tmp_path, frames):
+    for i, f in enumerate(frames[:6]):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), f)
+    seen = list(watch(FolderSource(tmp_path, start=4), first_index=4))
+    assert [i for i, _ in seen] == [4, 5]
+
+
+def test_video_file(tmp_path, frames):
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10,
+                             (frames[0].shape[1], frames[0].shape[0]))
+    for f in frames:
+        writer.write(f)
+    writer.release()
+    seen = list(watch(open_source(str(path))))
+    assert len(seen) == len(frames)
+    tracker, moves = track(seen)
+    assert summary(moves) == summary(expected(TABLES)["moves"])
+    # resuming from frame 10 skips exactly the first ten
+    assert next(watch(open_source(str(path), start=10), first_index=10))[0] == 10
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nonexistent/game.mp4", "no such file"),
+    ("ftp://example.org/x", "unsupported stream scheme"),
+    ("", "empty source"),
+])
+def test_bad_sources_are_clear_errors(spec, message):
+    with pytest.raises(SourceError, match=message):
+        open_source(spec)
+
+
+def test_a_recording_that_cannot_be_opened_fails_at_once(tmp_path):
+    bad = tmp_path / "broken.mp4"
+    bad.write_bytes(b"\x00" * 100)
+    with pytest.raises(SourceError):
+        list(watch(open_source(str(bad))))
+
+
+@pytest.mark.parametrize("content_length", [True, False])
+def test_http_mjpeg_stream_on_loopback(frames, content_length):
+    with MjpegServer(frames, content_length=content_length) as server:
+        seen = []
+        for index, image in watch(open_source(server.url), max_offline=2):
+            seen.append((index, image))
+            if len(seen) == len(frames):
+                break
+    assert [unstamp(img) for _, img in seen] == [unstamp(f) for f in frames]
+    tracker, moves = track(seen)
+    assert summary(moves) == summary(expected(TABLES)["moves"])
+
+
+def test_mjpeg_camera_dropping_out_and_coming_back_is_the_same_game(frames):
+    statuses = []
+    # the connection drops every 9 frames and the app refuses two reconnections
+    with MjpegServer(frames, drop_after=9, refuse=2) as server:
+        seen = []
+        for index, image in watch(open_source(server.url), max_offline=5, backoff=(0.01, 0.05),
+                                  on_status=statuses.append):
+            seen.append((index, image))
+            if len(seen) == len(frames):
+                break
+        assert server.connections >= len(frames) // 9 + 2
+    assert [i for i, _ in seen] == list(range(len(frames)))      # indices never restart
+    assert any(not s.online for s in statuses) and any(s.online for s in statuses)
+    tracker, moves = track(seen)
+    assert summary(moves) == summary(expected(TABLES)["moves"])
+
+
+def test_snapshot_url_is_polled(frames):
+    with MjpegServer(frames[:3]) as server:
+        url = server.url.replace("/video", "/shot.jpg")
+        got = [unstamp(img) for _, (_, img) in zip(range(3), watch(open_source(url)))]
+    assert got == [unstamp(f) for f in frames[:3]]
+
+
+class FlakyCamera:
+    """A live source that fails to read at given frames and to reopen a few times."""
+    live = True
+    name = "flaky camera"
+
+    def __init__(self, frames, fail_at=(), refuse=0):
+        self.frames, self.fail_at, self.refuse = frames, set(fail_at), refuse
+        self.pos = 0
+        self.opens = 0
+
+    def open(self):
+        self.opens += 1
+        if self.opens > 1 and self.refuse > 0:
+            self.refuse -= 1
+            raise SourceError("no such device")
+
+    def read(self):
+        if self.pos in self.fail_at:
+            self.fail_at.discard(self.pos)
+            return FrameRead(False)
+        if self.pos >= len(self.frames):
+            return FrameRead(False)
+        self.pos += 1
+        return FrameRead(True, self.frames[self.pos - 1])
+
+    def close(self):
+        pass
+
+
+def test_watchdog_gives_up_after_max_offline_and_says_so():
+    clock = iter(np.arange(0, 1000, 0.5)).__next__
+    camera = FlakyCamera([np.zeros((8, 8, 3), np.uint8)] * 2, refuse=10 ** 6)
+    statuses = []
+    with pytest.raises(SourceError, match="offline for more than 5 s"):
+        for _ in watch(camera, max_offline=5, sleep=lambda s: None, clock=clock,
+                       on_status=statuses.append):
+            pass
+    assert statuses and not statuses[0].online
+
+
+def test_camera_drop_mid_move_loses_nothing(frames):
+    # the camera vanishes while a hand is over the table and again on a still table
+    camera = FlakyCamera(frames, fail_at=(8, 20), refuse=3)
+    seen = list(zip(range(len(frames)), watch(camera, sleep=lambda s: None, max_offline=60)))
+    assert [i for i, _ in seen] == list(range(len(frames)))
+    tracker, moves = track([pair for _, pair in seen])
+    assert summary(moves) == summary(expected(TABLES)["moves"])
