@@ -53,6 +53,40 @@ def _synth(p: argparse.ArgumentParser) -> None:
         return main(args)
     p.set_defaults(run=run)
 
+@command("serve", "the dashboard: live referee, scoreboard and history in the browser")
+def _serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--source", help="camera index, stream URL, video file, game record (.json) "
+                   "or 'upload' (a phone photo per turn)")
+    p.add_argument("--players", help="players in turn order, e.g. Ann,Ben,Cy (starts a new game "
+                   "unless the current one has these players and source)")
+    p.add_argument("--profile", metavar="FILE", help="calibration profile (companion calibrate)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this computer only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data", metavar="DIR", help="where games are kept (default ~/.local/share/hisss-companion)")
+    p.add_argument("--pin", help="referee PIN to use instead of the stored or generated one")
+    p.add_argument("--pace", type=float, default=4.0, help="seconds per frame when replaying a game record")
+
+    def run(args):
+        from companion.web.server import serve
+        players = [n.strip() for n in args.players.split(",") if n.strip()] if args.players else None
+        return serve(args.source, players, args.host, args.port, args.data, args.pin, args.pace,
+                     args.profile)
+    p.set_defaults(run=run)
+
+
+@command("demo", "the dashboard on the bundled sample game: no camera, no set-up")
+def _demo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this computer only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--pace", type=float, default=4.0, help="seconds per turn (default 4)")
+    p.add_argument("--data", metavar="DIR", help="keep the demo game here (default: a fresh temporary folder)")
+
+    def run(args):
+        from companion.web.server import demo
+        return demo(args.host, args.port, args.pace, args.data)
+    p.set_defaults(run=run)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="companion", description="Camera companion for the card game Hisss.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")

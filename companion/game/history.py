@@ -1,0 +1,253 @@
+"""A game's state, derived by replaying its event log through the referee.
+
+The log is append-only: observed tables, verdict overrides, card corrections,
+undos and the end of the game.  Nothing here is stored; everything the
+dashboard shows (table, moves, piles, scores, whose turn) is recomputed from
+the log, so an edit to any past move changes everything after it and nothing
+can drift out of step.
+
+Events are addressed by their log sequence number (`seq`), not by frame
+index: undoing an observed table renumbers the frames after it, while the
+events that refer to it keep pointing at the right one.
+
+Event payloads (``kind``: ``data``):
+
+- ``table``: ``{"table": [[code, ...], ...], "frame": int, "desync": bool,
+  "picture": str|None, "finished": bool}`` -- a settled table as seen.
+- ``correction``: ``{"target": seq, "from": code, "to": code, "reason": str}`` --
+  the card read as ``from`` at that table (and after it, while it stays) is
+  really ``to``.
+- ``override``: ``{"target": seq, "index": int, "legal": bool|None,
+  "stands": bool, "player": str|None, "reason": str}`` -- the referee's
+  verdict on one move of that table.  ``legal=False, stands=True`` is
+  "illegal, but it stands"; ``stands=False`` voids what the move collected.
+- ``undo``: ``{"target": seq, "reason": str}`` -- that event no longer counts
+  (undoing an undo brings it back).
+- ``finish``: ``{}`` -- the draw pile is empty; the game is over.
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol, Sequence
+
+from .cards import Card
+from .deck import Deck, load_deck
+from .scoring import rank_winners, score_piles
+
+
+class LogEvent(Protocol):
+    seq: int
+    kind: str
+    data: dict
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One observed table as the referee saw it (corrections applied)."""
+    index: int              # position among the game's tables: 0 is the starter card
+    seq: int                # the log event it came from
+    table: list             # effective chains of card codes
+    observed: list          # chains as the camera read them
+    desync: bool
+    picture: str | None
+    source_frame: int | None
+    explained: bool = True  # False when the referee could not make sense of it
+
+
+@dataclass
+class GameView:
+    players: tuple[str, ...]
+    frames: list[Frame] = field(default_factory=list)
+    moves: list[dict] = field(default_factory=list)
+    piles: dict[str, list[list[str]]] = field(default_factory=dict)
+    scores: dict[str, dict] = field(default_factory=dict)
+    winners: list[str] = field(default_factory=list)
+    turn: str | None = None
+    cards_left: int = 0
+    desync: bool = False
+    finished: bool = False
+    log: list[dict] = field(default_factory=list)   # every event, with "undone"
+    last_seq: int = 0
+
+    @property
+    def table(self) -> list:
+        return self.frames[-1].table if self.frames else []
+
+    def move_at(self, frame: int, index: int = 0) -> dict:
+        found = [m for m in self.moves if m["frame"] == frame]
+        if not 0 <= index < len(found):
+            raise LookupError(f"no move {index} at frame {frame}")
+        return found[index]
+
+
+def undone_events(events: Sequence[LogEvent]) -> set[int]:
+    """The seqs that no longer count.  Latest undo wins: an undone undo revives its target."""
+    cancelled: set[int] = set()
+    for event in reversed(events):
+        if event.kind == "undo" and event.seq not in cancelled:
+            cancelled.add(int(event.data["target"]))
+    return cancelled
+
+
+def _same_card(a: Card, b: Card) -> bool:
+    return a == b or a == b.flipped()
+
+
+def apply_correction(tables: list[list], start: int, wrong: str, right: str) -> None:
+    """Replace the misread card in tables[start:], in place, while it stays on the table.
+
+    Copies of the misread card that were already on the table before `start`
+    are real and keep their name: only the excess over that count is renamed,
+    and the correction ends once the table no longer holds the excess (the
+    card was collected or taken back).
+    """
+    wrong_card, right_card = Card.parse(wrong), Card.parse(right)
+    base = _count(tables[start - 1], wrong_card) if start > 0 else 0
+    for table in tables[start:]:
+        if _count(table, wrong_card) <= base:
+            break
+        keep = base
+        for chain in table:
+            for i, code in enumerate(chain):
+                card = Card.parse(code)
+                if not _same_card(card, wrong_card):
+                    continue
+                if keep:
+                    keep -= 1
+                    continue
+                chain[i] = (right_card if card == wrong_card else right_card.flipped()).code
+
+
+def _count(table: list, card: Card) -> int:
+    return sum(_same_card(Card.parse(code), card) for chain in table for code in chain)
+
+
+def _pile_codes(piles: dict) -> dict[str, list[list[str]]]:
+    return {p: [[c.code if isinstance(c, Card) else str(c) for c in s] for s in snakes]
+            for p, snakes in piles.items()}
+
+
+def _new_snakes(before: dict, after: dict) -> list[tuple[str, list]]:
+    """Snakes that appeared in someone's pile between two snapshots."""
+    out = []
+    for player, pile in after.items():
+        old = Counter(tuple(s) for s in before.get(player, []))
+        for snake in pile:
+            key = tuple(snake)
+            if old[key]:
+                old[key] -= 1
+            else:
+                out.append((player, list(snake)))
+    return out
+
+
+def replay(players: Sequence[str], events: Iterable[LogEvent], deck: Deck | None = None,
+           referee_factory: Callable[..., Any] | None = None) -> GameView:
+    """Replay a game's log through a fresh referee and return everything derived from it."""
+    from .referee import Referee
+    make_referee = referee_factory or Referee
+    deck = deck or load_deck()
+    events = list(events)
+    cancelled = undone_events(events)
+    live = [e for e in events if e.seq not in cancelled and e.kind != "undo"]
+    view = GameView(players=tuple(players))
+    view.log = [{"seq": e.seq, "kind": e.kind, "data": e.data,
+                 "undone": e.seq in cancelled} for e in events]
+    view.last_seq = max((e.seq for e in events), default=0)
+
+    tables = [e for e in live if e.kind == "table"]
+    position = {e.seq: i for i, e in enumerate(tables)}
+    effective = [copy.deepcopy(e.data.get("table", [])) for e in tables]
+    for e in live:
+        if e.kind == "correction" and e.data.get("target") in position:
+            apply_correction(effective, position[e.data["target"]], e.data["from"], e.data["to"])
+    overrides: dict[tuple[int, int], dict] = {}
+    for e in live:
+        if e.kind == "override":
+            overrides[(int(e.data["target"]), int(e.data.get("index", 0)))] = {**e.data, "seq": e.seq}
+
+    referee = make_referee(list(players), deck=deck)
+    ledger: list[dict] = []   # every collected snake with the move that took it
+    frame_index = 0
+
+    def judge(moves, event_seq: int, frame: int, before: dict) -> None:
+        taken = _new_snakes(before, _pile_codes(referee.piles))
+        for ordinal, move in enumerate(moves):
+            move = dict(move, frame=frame, seq=event_seq, index=ordinal,
+                        evidence={"before": frame - 1 if frame else None, "after": frame})
+            collector = (move.get("collected") or {}).get("player")
+            _apply_override(move, overrides.get((event_seq, ordinal)))
+            if collector and taken:
+                # the snake this move took: the one that landed in the collector's pile
+                entry = next((t for t in taken if t[0] == collector), taken[0])
+                taken.remove(entry)
+                ledger.append({"player": move["collected"]["player"], "snake": entry[1],
+                               "move": move})
+            view.moves.append(move)
+        # snakes the referee handed out outside any collecting move still count
+        ledger.extend({"player": p, "snake": s, "move": None} for p, s in taken)
+
+    for event, table in zip(tables, effective):
+        before = _pile_codes(referee.piles)
+        try:
+            moves = [m.to_json() for m in referee.observe(table, frame=frame_index)]
+            explained = True
+        except ValueError:
+            # The referee cannot read this table (a misread code, a card not in the
+            # deck): keep it in the log for the record, and go on without it.
+            moves, explained = [], False
+        view.frames.append(Frame(frame_index, event.seq, table, event.data.get("table", []),
+                                 bool(event.data.get("desync")) or not explained,
+                                 event.data.get("picture"), event.data.get("frame"), explained))
+        judge(moves, event.seq, frame_index, before)
+        frame_index += 1
+
+    finish = next((e for e in live if e.kind == "finish"), None)
+    if finish is None and tables and tables[-1].data.get("finished"):
+        finish = tables[-1]
+    if finish is not None and view.frames:
+        view.finished = True
+        before = _pile_codes(referee.piles)
+        judge([m.to_json() for m in referee.finish()], finish.seq, max(frame_index - 1, 0), before)
+
+    view.piles = {p: [] for p in players}
+    for entry in ledger:
+        move = entry["move"]
+        if move is not None and move.get("void"):
+            continue
+        view.piles.setdefault(entry["player"], []).append(entry["snake"])
+    if view.piles == _pile_codes(referee.piles):
+        view.scores, view.winners = referee.scores(), referee.winners()
+    else:
+        view.scores = score_piles(view.piles)
+        view.winners = rank_winners(view.scores)
+    view.desync = bool(view.frames and view.frames[-1].desync)
+    view.turn = None if view.finished else referee.next_player
+    view.cards_left = 0 if view.finished else referee.undrawn()
+    return view
+
+
+def _apply_override(move: dict, override: dict | None) -> None:
+    move["override"] = None
+    move["stands"] = bool(move.get("legal"))
+    if not override:
+        return
+    move["original"] = {k: move.get(k) for k in ("legal", "code", "reason", "player")}
+    if override.get("legal") is not None:
+        move["legal"] = bool(override["legal"])
+        if move["legal"]:
+            move["code"] = None
+        elif not move.get("code"):
+            move["code"] = "referee_decision"
+    move["stands"] = bool(override.get("stands", move["legal"]))
+    if override.get("player"):
+        move["player"] = override["player"]
+        if move.get("collected"):
+            move["collected"] = dict(move["collected"], player=override["player"])
+    if move.get("collected") and not move["stands"]:
+        move["void"] = True
+    move["override"] = {"seq": override["seq"], "reason": override.get("reason", ""),
+                        "legal": override.get("legal"), "stands": move["stands"],
+                        "player": override.get("player")}

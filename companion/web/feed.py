@@ -1,0 +1,130 @@
+"""Where the live game's tables come from: the `TableFeed` interface and its sources.
+
+The dashboard does not care whether a table was settled by the camera tracker,
+replayed from a recorded game, or read from a phone photo.  A feed yields
+`FeedEvent`s; the game loop stores every settled table in the history and
+shows every picture on the video stream.  The tracker (``companion.track``)
+plugs in by providing a feed for camera indexes, stream URLs and video files
+(see `open_feed`).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class FeedEvent:
+    index: int                      # the source's own frame number, increasing
+    table: list | None = None       # a settled table (chains of card codes), or None: picture only
+    jpeg: bytes | None = None       # the annotated picture at this moment, if any
+    desync: bool = False            # the tracker cannot explain what it sees
+    finished: bool = False          # the draw pile is empty: no more moves will come
+
+
+@runtime_checkable
+class TableFeed(Protocol):
+    """A source of settled tables and pictures for one game."""
+
+    def events(self, start_after: int = -1) -> Iterator[FeedEvent]:
+        """Yield events with index > start_after, as they happen; end when the source ends.
+
+        `start_after` lets a restarted server resume a replayable source
+        without storing the same table twice; a live camera ignores it.
+        """
+        ...
+
+    def close(self) -> None:
+        """Stop as soon as possible; `events` must then return promptly."""
+        ...
+
+
+class FeedUnavailable(ValueError):
+    """The source cannot be opened (no tracker installed, no such file, bad record)."""
+
+
+class RecordFeed:
+    """Replays a symbolic game record (the `judge` FILE format) at a steady pace.
+
+    Each frame of the record becomes one settled table.  The picture is the
+    matching rendered frame when `pictures` is given (one image file per record
+    frame), otherwise the table drawn as clean card glyphs.
+    """
+
+    def __init__(self, record: dict, pace: float = 4.0, pictures: list[Path] | None = None,
+                 first_delay: float | None = None):
+        frames = record.get("frames") if isinstance(record, dict) else None
+        if not isinstance(frames, list) or not frames:
+            raise FeedUnavailable("a game record needs a non-empty 'frames' list")
+        self.tables = [f.get("table") if isinstance(f, dict) else None for f in frames]
+        if any(not isinstance(t, list) for t in self.tables):
+            raise FeedUnavailable("every frame of a game record needs a 'table' list")
+        self.players = list(record.get("players") or [])
+        self.finished = bool(record.get("finished"))
+        self.pace = float(pace)
+        self.first_delay = self.pace if first_delay is None else float(first_delay)
+        self.pictures = pictures
+        self._stop = threading.Event()
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kwargs) -> "RecordFeed":
+        try:
+            record = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise FeedUnavailable(f"cannot read game record {path}: {exc}") from None
+        return cls(record, **kwargs)
+
+    def picture(self, index: int) -> bytes:
+        from .picture import draw_table_jpeg, load_jpeg
+        if self.pictures and index < len(self.pictures):
+            return load_jpeg(self.pictures[index])
+        return draw_table_jpeg(self.tables[index])
+
+    def events(self, start_after: int = -1) -> Iterator[FeedEvent]:
+        start = max(0, start_after + 1)
+        if start > 0 and start - 1 < len(self.tables):
+            # a resumed game: show where it stands straight away
+            yield FeedEvent(start - 1, None, self.picture(start - 1))
+        for i in range(start, len(self.tables)):
+            if self._stop.wait(self.first_delay if i == start else self.pace):
+                return
+            last = i == len(self.tables) - 1
+            yield FeedEvent(i, self.tables[i], self.picture(i), finished=last and self.finished)
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class UploadFeed:
+    """No live source: tables arrive only as photos uploaded for each turn."""
+
+    def events(self, start_after: int = -1) -> Iterator[FeedEvent]:
+        return iter(())
+
+    def close(self) -> None:
+        pass
+
+
+def open_feed(source: str, pace: float = 4.0) -> TableFeed:
+    """The feed for a `--source` value.
+
+    - ``upload`` (or empty): photos uploaded on the dashboard, one per turn;
+    - a ``.json`` file: a symbolic game record, replayed at `pace` seconds per frame;
+    - a camera index, stream URL, video file or folder of frames: the tracker's
+      feed, ``companion.track.open_table_feed(source)``.
+    """
+    source = (source or "").strip()
+    if source in ("", "upload"):
+        return UploadFeed()
+    if source.lower().endswith(".json"):
+        return RecordFeed.from_file(source, pace=pace)
+    try:
+        from companion.track import open_table_feed  # provided by the tracker (issue 6)
+    except ImportError:
+        raise FeedUnavailable(
+            f"cannot open {source!r}: the camera tracker is not installed in this build; "
+            "use photo uploads or a game record (.json)") from None
+    return open_table_feed(source)

@@ -1,0 +1,128 @@
+"""Running the dashboard: `companion serve` and `companion demo`.
+
+Werkzeug's threaded WSGI server: one thread per connection suits a family
+table (a few dozen viewers at most) and streams server-sent events and MJPEG
+without buffering, which the event latency depends on.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from werkzeug.serving import make_server
+
+from companion.game.deck import PROJECT_ROOT
+
+from .app import create_app, open_service
+from .feed import FeedUnavailable, RecordFeed, open_feed
+
+SAMPLE_RECORD = PROJECT_ROOT / "sample_images" / "sample_game.json"
+DEFAULT_PORT = 8000
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "hisss-companion"
+
+
+def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as exc:
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    server.daemon_threads = True
+    shown = "localhost" if host in ("127.0.0.1", "::1", "localhost") else host
+    url = f"http://{shown}:{server.port}"
+    token = app.extensions["spectator_token"]
+    print(f"{headline}\n"
+          f"  dashboard:   {url}/live\n"
+          f"  spectators:  {url}/watch/{token}\n"
+          f"  referee PIN: {pin}\n"
+          f"Press Ctrl+C to stop.", flush=True)
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        print("  listening on the network: changes need the referee PIN", flush=True)
+
+    def stop(*_):
+        threading.Thread(target=server.shutdown, daemon=True).start()
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.extensions["service"].stop_feed()
+        server.server_close()
+    return 0
+
+
+def _pin_of(app) -> str:
+    return app.extensions["pin_guard"].pin
+
+
+def serve(source: str | None, players: list[str] | None, host: str, port: int,
+          data_dir: str | None, pin: str | None, pace: float, profile: str | None = None) -> int:
+    """Resume the current game if it is the one asked for; otherwise start it."""
+    service = open_service(data_dir or default_data_dir())
+    app = create_app(service, pin=pin)
+    app.config["FEED_PACE"] = pace
+    current = service.store.current_game()
+    if players:
+        wanted_source = source or "upload"
+        same = (current is not None and current.finished_at is None
+                and list(current.players) == players and current.source == wanted_source)
+        if same:
+            service.start_feed(current, open_feed(current.source, pace=pace))
+            headline = f"Resuming game {current.id}: {', '.join(current.players)}"
+        else:
+            feed = open_feed(wanted_source, pace=pace)
+            game = service.new_game(players, wanted_source, feed)
+            headline = f"New game {game.id}: {', '.join(players)}"
+    elif source:
+        raise FeedUnavailable("--source needs --players (in turn order), e.g. --players Ann,Ben,Cy")
+    elif current is not None and current.finished_at is None:
+        service.start_feed(current, open_feed(current.source, pace=pace))
+        headline = f"Resuming game {current.id}: {', '.join(current.players)}"
+    else:
+        headline = "No game running: start one on the set-up page."
+    return _serve(app, host, port, _pin_of(app), headline)
+
+
+def demo(host: str, port: int, pace: float, data_dir: str | None = None) -> int:
+    """The bundled sample game, replayed at `pace` seconds per turn; no camera, no set-up."""
+    if not SAMPLE_RECORD.exists():
+        raise FeedUnavailable(f"the sample game is missing: {SAMPLE_RECORD}")
+    record = json.loads(SAMPLE_RECORD.read_text(encoding="utf-8"))
+    folder = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="hisss-demo-"))
+    service = open_service(folder)
+    app = create_app(service)
+    feed = RecordFeed(record, pace=pace, pictures=sample_pictures(record), first_delay=2.0)
+    game = service.new_game(record["players"], str(SAMPLE_RECORD.name), feed)
+    return _serve(app, host, port, _pin_of(app),
+                  f"Demo: the bundled sample game ({', '.join(game.players)}), one turn every {pace:g} s")
+
+
+def sample_pictures(record: dict) -> list[Path] | None:
+    """The renderer's frames of the sample game, if they match the record frame for frame."""
+    folder = PROJECT_ROOT / "sample_images"
+    truth = folder / "truth.json"
+    if not truth.exists():
+        return None
+    try:
+        data = json.loads(truth.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    frames = data.get("frames") if isinstance(data, dict) else None
+    if not isinstance(frames, list) or len(frames) != len(record.get("frames", [])):
+        return None
+    paths = []
+    for f in frames:
+        name = f.get("image") or f.get("path") if isinstance(f, dict) else None
+        if not name or not (folder / name).exists():
+            return None
+        paths.append(folder / name)
+    return paths

@@ -1,0 +1,360 @@
+"""The live game behind the dashboard: the log, the replay, the feed loop, the fan-out.
+
+Every change goes the same way: validate, append one event to the store (one
+transaction), replay the log, publish the new state to every viewer.  Pages and
+the JSON API only ever read replayed views, so what a viewer sees is always
+what the log says.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from companion.game.cards import Card
+from companion.game.deck import Deck, load_deck
+from companion.game.history import GameView, replay
+from companion.store.db import Game, Store, StoreError, UnknownGame
+
+from .broadcast import Broadcaster, PictureBuffer
+from .feed import FeedUnavailable, TableFeed
+from .picture import encode_jpeg, placeholder_jpeg
+
+log = logging.getLogger(__name__)
+
+
+class ActionError(ValueError):
+    """A referee action that cannot be carried out; the message says why."""
+
+
+def validate_table(table, deck: Deck) -> list[list[str]]:
+    """A table as chains of this deck's card codes; raise ActionError on anything else."""
+    if not isinstance(table, list) or not all(isinstance(c, list) and c for c in table):
+        raise ActionError("a table is a list of chains, each a non-empty list of card codes")
+    try:
+        return [[deck.parse(code).code for code in chain] for chain in table]
+    except ValueError as exc:
+        raise ActionError(str(exc)) from None
+
+
+class GameService:
+    def __init__(self, store: Store, evidence_dir: str | Path, deck: Deck | None = None):
+        self.store = store
+        self.evidence_dir = Path(evidence_dir)
+        self.deck = deck or load_deck()
+        self.bus = Broadcaster()
+        self.video = PictureBuffer(placeholder_jpeg("Waiting for the first picture..."))
+        self.tracker_desync = False
+        self.feed_error: str | None = None
+        self._lock = threading.RLock()
+        self._views: dict[str, tuple[int, GameView]] = {}
+        self._feed: TableFeed | None = None
+        self._feed_thread: threading.Thread | None = None
+        # Where the set-up page's calibration step goes; `calibrate.py` points it at
+        # the real `companion calibrate` when that is installed.
+        from .calibrate import calibrate_from_photos
+        self.calibrate: Callable = calibrate_from_photos
+
+    # -- reading
+
+    def game(self, game_id: str | None = None) -> Game:
+        if game_id:
+            return self.store.game(game_id)
+        game = self.store.current_game()
+        if game is None:
+            raise UnknownGame("no game yet: start one on the set-up page")
+        return game
+
+    def view(self, game: Game) -> GameView:
+        with self._lock:
+            events = self.store.events(game.id)
+            last = events[-1].seq if events else 0
+            cached = self._views.get(game.id)
+            if cached and cached[0] == last:
+                return cached[1]
+            view = replay(game.players, events, deck=self.deck)
+            self._views[game.id] = (last, view)
+            return view
+
+    def state_json(self, game: Game, view: GameView | None = None) -> dict:
+        view = view or self.view(game)
+        placed = [m for m in view.moves if m.get("action") != "none"]
+        return {
+            "game": game.id,
+            "players": list(game.players),
+            "turn": None if view.finished else view.turn,
+            "table": view.table,
+            "cards_left": view.cards_left,
+            "desync": view.desync or (self.tracker_desync and game.id == self._current_id()),
+            "finished": view.finished,
+            "frame": view.frames[-1].index if view.frames else None,
+            "moves": len(view.moves),
+            "last_move": self.move_json(game, view.moves[-1]) if view.moves else None,
+            "placed": len(placed),
+            "seq": view.last_seq,
+            "source": game.source,
+        }
+
+    def move_json(self, game: Game, move: dict) -> dict:
+        out = {k: v for k, v in move.items() if k not in ("evidence", "void")}
+        pictures = {}
+        frames = self.view(game).frames if move.get("evidence") else []
+        for side, index in (move.get("evidence") or {}).items():
+            frame = frames[index] if index is not None and index < len(frames) else None
+            pictures[side] = (f"/evidence/{game.id}/{frame.picture}"
+                              if frame is not None and frame.picture else None)
+        out["evidence"] = {"frames": move.get("evidence"), "pictures": pictures}
+        out["void"] = bool(move.get("void"))
+        return out
+
+    def moves_json(self, game: Game) -> dict:
+        view = self.view(game)
+        return {"game": game.id,
+                "moves": [self.move_json(game, m) for m in view.moves],
+                "overrides": [e for e in view.log if e["kind"] in ("override", "correction", "undo")]}
+
+    def scores_json(self, game: Game) -> dict:
+        view = self.view(game)
+        return {"game": game.id, "scores": view.scores, "winners": view.winners,
+                "piles": view.piles, "finished": view.finished,
+                "tiebreak": explain_winners(view.scores, view.winners)}
+
+    def _current_id(self) -> str | None:
+        return self.store.setting("current_game")
+
+    # -- changing: every change is one appended event, then a replay and a broadcast
+
+    def _append(self, game: Game, kind: str, data: dict, settled_at: float | None = None):
+        with self._lock:
+            event = self.store.append(game.id, kind, data)
+            view = self.view(game)
+            self.publish(game, kind, view, settled_at=settled_at)
+            return event, view
+
+    def publish(self, game: Game, kind: str, view: GameView | None = None,
+                settled_at: float | None = None) -> None:
+        view = view or self.view(game)
+        message = {"type": kind, "game": game.id, "at": time.time(),
+                   "settled_at": settled_at, "state": self.state_json(game, view),
+                   "scores": {"scores": view.scores, "winners": view.winners,
+                              "tiebreak": explain_winners(view.scores, view.winners)}}
+        self.bus.publish(json.dumps(message))
+
+    def connect_message(self) -> str:
+        """What a viewer gets first on the event stream: the whole current state."""
+        try:
+            game = self.game()
+        except UnknownGame:
+            return json.dumps({"type": "hello", "game": None, "at": time.time(), "state": None})
+        view = self.view(game)
+        return json.dumps({"type": "hello", "game": game.id, "at": time.time(),
+                           "state": self.state_json(game, view),
+                           "scores": {"scores": view.scores, "winners": view.winners,
+                                      "tiebreak": explain_winners(view.scores, view.winners)}})
+
+    def new_game(self, players: list[str], source: str = "", feed: TableFeed | None = None) -> Game:
+        players = [" ".join(str(p).split()) for p in players if str(p).strip()]
+        if any(len(p) > 40 for p in players):
+            raise ActionError("player names are at most 40 characters")
+        self.stop_feed()
+        try:
+            game = self.store.create_game(players, source)
+        except StoreError as exc:
+            raise ActionError(str(exc)) from None
+        self.tracker_desync = False
+        self.publish(game, "new_game")
+        if feed is not None:
+            self.start_feed(game, feed)
+        return game
+
+    def save_picture(self, game: Game, jpeg: bytes) -> str:
+        """Keep an evidence still; written before the event that names it."""
+        folder = self.evidence_dir / game.id
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{int(time.time() * 1000)}-{secrets.token_hex(3)}.jpg"
+        tmp = folder / (name + ".part")
+        tmp.write_bytes(jpeg)
+        tmp.replace(folder / name)
+        return name
+
+    def observe(self, game: Game, table, *, source_frame: int | None = None,
+                jpeg: bytes | None = None, desync: bool = False, finished: bool = False,
+                settled_at: float | None = None) -> GameView:
+        if game.finished_at is not None:
+            raise ActionError("this game is over: start a new one on the set-up page")
+        table = validate_table(table, self.deck)
+        picture = self.save_picture(game, jpeg) if jpeg else None
+        data = {"table": table, "frame": source_frame, "desync": bool(desync),
+                "picture": picture, "finished": bool(finished)}
+        _, view = self._append(game, "table", data, settled_at=settled_at or time.time())
+        if finished:
+            view = self.finish(game)
+        return view
+
+    def _find_move(self, game: Game, frame, index) -> tuple[GameView, dict]:
+        view = self.view(game)
+        try:
+            return view, view.move_at(int(frame), int(index or 0))
+        except (TypeError, ValueError):
+            raise ActionError("frame and index must be whole numbers") from None
+        except LookupError as exc:
+            raise ActionError(str(exc)) from None
+
+    @staticmethod
+    def _reason(reason) -> str:
+        reason = " ".join(str(reason or "").split())
+        if not reason:
+            raise ActionError("every override needs a reason")
+        if len(reason) > 500:
+            raise ActionError("a reason is at most 500 characters")
+        return reason
+
+    def override(self, game: Game, frame, index=0, *, legal=None, stands=None,
+                 player=None, reason="") -> GameView:
+        reason = self._reason(reason)
+        _, move = self._find_move(game, frame, index)
+        if legal is not None and not isinstance(legal, bool):
+            raise ActionError("legal must be true or false")
+        if player and player not in game.players:
+            raise ActionError(f"{player!r} does not play in this game")
+        if legal is None and stands is None and not player:
+            raise ActionError("an override changes the verdict, whether it stands, or the player")
+        final_legal = move["legal"] if legal is None else legal
+        data = {"target": move["seq"], "index": move["index"], "legal": legal,
+                "stands": bool(final_legal if stands is None else stands),
+                "player": player or None, "reason": reason}
+        return self._append(game, "override", data)[1]
+
+    def correct(self, game: Game, frame, wrong: str, right: str, reason="") -> GameView:
+        reason = self._reason(reason)
+        view = self.view(game)
+        try:
+            target = view.frames[int(frame)]
+        except (TypeError, ValueError, IndexError):
+            raise ActionError(f"no frame {frame!r} in this game") from None
+        try:
+            wrong_card, right_card = Card.parse(wrong), self.deck.parse(right)
+        except ValueError as exc:
+            raise ActionError(str(exc)) from None
+        if not any(Card.parse(c) in (wrong_card, wrong_card.flipped())
+                   for chain in target.table for c in chain):
+            raise ActionError(f"{wrong} is not on the table at frame {frame}")
+        data = {"target": target.seq, "from": wrong_card.code, "to": right_card.code,
+                "reason": reason}
+        return self._append(game, "correction", data)[1]
+
+    def undo(self, game: Game, seq, reason="") -> GameView:
+        reason = self._reason(reason)
+        known = {e["seq"]: e for e in self.view(game).log}
+        try:
+            seq = int(seq)
+        except (TypeError, ValueError):
+            raise ActionError("seq must be a whole number") from None
+        if seq not in known or known[seq]["kind"] == "finish":
+            raise ActionError(f"no event {seq} that can be undone")
+        return self._append(game, "undo", {"target": seq, "reason": reason})[1]
+
+    def finish(self, game: Game) -> GameView:
+        view = self.view(game)
+        if not view.finished or not any(e["kind"] == "finish" for e in view.log):
+            _, view = self._append(game, "finish", {})
+        self.store.mark_finished(game.id)
+        return view
+
+    # -- the live source
+
+    def start_feed(self, game: Game, feed: TableFeed) -> None:
+        self.stop_feed()
+        self.feed_error = None
+        self._feed = feed
+        self._feed_thread = threading.Thread(target=self._run_feed, args=(game.id, feed),
+                                             name="table-feed", daemon=True)
+        self._feed_thread.start()
+
+    def stop_feed(self) -> None:
+        feed, thread = self._feed, self._feed_thread
+        self._feed = self._feed_thread = None
+        if feed is not None:
+            feed.close()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+
+    def _run_feed(self, game_id: str, feed: TableFeed) -> None:
+        game = self.store.game(game_id)
+        seen = [e.data.get("frame") for e in self.store.events(game_id) if e.kind == "table"]
+        start_after = max((f for f in seen if isinstance(f, int)), default=-1)
+        try:
+            for event in feed.events(start_after):
+                if self._feed is not feed:
+                    return
+                if event.jpeg:
+                    self.video.put(event.jpeg)
+                if event.table is not None:
+                    try:
+                        self.observe(self.store.game(game_id), event.table,
+                                     source_frame=event.index, jpeg=event.jpeg,
+                                     desync=event.desync, finished=event.finished,
+                                     settled_at=time.time())
+                    except ActionError as exc:
+                        # one unreadable table must not stop the game: flag it and go on
+                        log.warning("frame %s refused: %s", event.index, exc)
+                        self.tracker_desync = True
+                        self.publish(game, "desync")
+                        continue
+                    self.tracker_desync = event.desync
+                elif event.desync != self.tracker_desync:
+                    self.tracker_desync = event.desync
+                    self.publish(game, "desync")
+        except (FeedUnavailable, OSError, ValueError) as exc:
+            # the game so far is safe in the log; say what stopped the source
+            self.feed_error = str(exc)
+            log.warning("table feed stopped: %s", exc)
+            self.publish(game, "feed_error")
+
+    def upload_photo(self, game: Game, data: bytes, filename: str, table=None,
+                     read_table: Callable | None = None) -> GameView:
+        """A phone photo of the table for the current turn; the photo is kept as evidence."""
+        from companion.vision.imageio import decode_image
+        image = decode_image(data, filename or "upload")
+        if table is None:
+            reader = read_table or read_table_from_photo
+            table = reader(image.pixels)
+        jpeg = encode_jpeg(_shrink(image.pixels))
+        self.video.put(jpeg)
+        return self.observe(game, table, jpeg=jpeg, settled_at=time.time())
+
+
+def _shrink(pixels, max_width: int = 1280):
+    import cv2
+    if pixels.shape[1] <= max_width:
+        return pixels
+    scale = max_width / pixels.shape[1]
+    return cv2.resize(pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+
+
+def read_table_from_photo(pixels) -> list[list[str]]:
+    """The table in a photo, by the vision pipeline (issue 4) when it is installed."""
+    try:
+        from companion.vision.pipeline import read_table  # the recogniser's entry point
+    except ImportError:
+        raise ActionError("reading photos is not available in this build: "
+                          "type the table's cards with the photo") from None
+    return read_table(pixels)
+
+
+def explain_winners(scores: dict, winners: list) -> dict | None:
+    """Why the winners won, in the rules' order: most cards, then longest snake, else shared."""
+    if not winners or not scores:
+        return None
+    best = max(s["cards"] for s in scores.values())
+    tied = sorted(p for p, s in scores.items() if s["cards"] == best)
+    if len(tied) == 1:
+        return {"rule": "most_cards", "cards": best, "tied": tied}
+    longest = max(scores[p]["longest"] for p in tied)
+    if len(winners) == 1:
+        return {"rule": "longest", "cards": best, "tied": tied, "longest": longest}
+    return {"rule": "shared", "cards": best, "tied": tied, "longest": longest}

@@ -1,0 +1,165 @@
+"""The JSON API, the event stream and the video (see the README's API section)."""
+from __future__ import annotations
+
+import json
+import queue
+
+from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
+
+from ..security import referee_required
+from ..service import ActionError
+from . import selected_game, service
+
+bp = Blueprint("api", __name__)
+KEEPALIVE_SECONDS = 15.0
+VIDEO_REPEAT_SECONDS = 2.0   # resend the picture this often so a stalled stream recovers
+
+
+@bp.get("/api/state")
+def state():
+    game = selected_game()
+    return jsonify(service().state_json(game))
+
+
+@bp.get("/api/moves")
+def moves():
+    game = selected_game()
+    out = service().moves_json(game)
+    if request.args.get("illegal"):
+        out["moves"] = [m for m in out["moves"] if not m["legal"]]
+    return jsonify(out)
+
+
+@bp.get("/api/scores")
+def scores():
+    return jsonify(service().scores_json(selected_game()))
+
+
+@bp.get("/api/games")
+def games():
+    return jsonify({"games": [{"game": g.id, "players": list(g.players), "source": g.source,
+                               "created_at": g.created_at, "finished": g.finished_at is not None}
+                              for g in service().store.games()]})
+
+
+@bp.get("/api/events")
+def events():
+    svc = service()
+    q = svc.bus.subscribe()
+    first = svc.connect_message()
+
+    def stream():
+        try:
+            yield f"retry: 2000\ndata: {first}\n\n"
+            while True:
+                try:
+                    message = q.get(timeout=KEEPALIVE_SECONDS)
+                except queue.Empty:
+                    yield ": keep-alive\n\n"
+                    continue
+                yield f"data: {message}\n\n"
+        finally:
+            svc.bus.unsubscribe(q)
+
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/video.mjpg")
+def video():
+    buffer = service().video
+
+    def stream():
+        version, jpeg = buffer.latest()
+        yield b"--frame\r\n"
+        while True:
+            # the boundary goes after each picture: browsers show a part once the
+            # next boundary arrives, so this shows every picture without delay
+            yield (b"Content-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode()
+                   + b"\r\n\r\n" + jpeg + b"\r\n--frame\r\n")
+            version, jpeg = buffer.wait_newer(version, VIDEO_REPEAT_SECONDS)
+
+    return Response(stream(), mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"Cache-Control": "no-cache"}, direct_passthrough=True)
+
+
+def _json_body() -> dict:
+    body = request.get_json(silent=True)
+    if body is None:
+        body = request.form.to_dict()
+    if not isinstance(body, dict):
+        abort(400, description="send a JSON object")
+    return body
+
+
+def _boolean(value):
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).lower()
+    if text in ("true", "1", "yes", "on", "legal"):
+        return True
+    if text in ("false", "0", "no", "off", "illegal"):
+        return False
+    raise ActionError(f"not true or false: {value!r}")
+
+
+@bp.post("/api/override")
+@referee_required
+def override():
+    """Change a move's verdict (legal, stands, player) or correct a misread card, with a reason."""
+    body = _json_body()
+    game = selected_game() if not body.get("game") else service().game(body["game"])
+    if "frame" not in body:
+        raise ActionError("say which move: 'frame' (and 'index' when a frame has several)")
+    card = body.get("card")
+    if card:
+        if not isinstance(card, dict) or not card.get("from") or not card.get("to"):
+            raise ActionError("'card' is {\"from\": code as read, \"to\": the right code}")
+        service().correct(game, body["frame"], card["from"], card["to"], body.get("reason"))
+    else:
+        service().override(game, body["frame"], body.get("index", 0),
+                           legal=_boolean(body.get("legal")), stands=_boolean(body.get("stands")),
+                           player=body.get("player") or None, reason=body.get("reason"))
+    return jsonify({"ok": True, "state": service().state_json(game),
+                    "scores": service().scores_json(game)})
+
+
+@bp.post("/api/undo")
+@referee_required
+def undo():
+    body = _json_body()
+    game = selected_game() if not body.get("game") else service().game(body["game"])
+    service().undo(game, body.get("seq"), body.get("reason"))
+    return jsonify({"ok": True, "state": service().state_json(game)})
+
+
+@bp.post("/api/upload")
+@referee_required
+def upload():
+    """A photo of the table for the current turn (multipart field 'photo').
+
+    An optional 'table' field (JSON chains of card codes) gives the table as a
+    person reads it, for when no recogniser is installed or it misread.
+    """
+    game = selected_game()
+    photo = request.files.get("photo")
+    if photo is None or not photo.filename:
+        raise ActionError("send the picture as the multipart field 'photo'")
+    data = photo.read()
+    table = request.form.get("table") or None
+    if table is not None:
+        try:
+            table = json.loads(table)
+        except json.JSONDecodeError:
+            raise ActionError("'table' must be JSON: a list of chains of card codes") from None
+    try:
+        from companion.vision.imageio import ImageLoadError
+    except ImportError:  # pragma: no cover - vision is part of the package
+        ImageLoadError = ValueError
+    try:
+        service().upload_photo(game, data, photo.filename, table=table)
+    except ImageLoadError as exc:
+        abort(415, description=str(exc))
+    return jsonify({"ok": True, "state": service().state_json(game)}), 201

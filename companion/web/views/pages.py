@@ -1,0 +1,167 @@
+"""The pages: live, scoreboard, history, one move (dispute), set-up, end of game, spectator."""
+from __future__ import annotations
+
+import re
+
+from flask import (Blueprint, Response, abort, current_app, g, redirect, render_template,
+                   request, send_from_directory, url_for)
+
+from companion.store.db import Game, UnknownGame
+
+from .. import glyphs
+from ..export import game_csv, game_json
+from ..i18n import LANGUAGES
+from ..service import explain_winners
+from . import selected_game, service
+
+bp = Blueprint("pages", __name__)
+PARTS = {"live", "scoreboard", "history", "watch", "banner"}
+PICTURE_NAME = re.compile(r"^[0-9]+-[0-9a-f]+\.jpg$")
+
+
+def page_context(game: Game | None) -> dict:
+    """Everything a page or part shows, from one replayed view."""
+    if game is None:
+        return {"game": None}
+    svc = service()
+    view = svc.view(game)
+    moves = [svc.move_json(game, m) for m in view.moves]
+    illegal_only = bool(request.args.get("illegal"))
+    ranking = sorted(game.players, key=lambda p: (-view.scores.get(p, {}).get("cards", 0),
+                                                  -view.scores.get(p, {}).get("longest", 0)))
+    return {
+        "game": game, "view": view, "state": svc.state_json(game, view), "moves": moves,
+        "shown_moves": [m for m in moves if not m["legal"]] if illegal_only else moves,
+        "illegal_only": illegal_only, "last_move": moves[-1] if moves else None,
+        "scores": view.scores, "winners": view.winners, "piles": view.piles,
+        "ranking": ranking, "tiebreak": explain_winners(view.scores, view.winners),
+        "leader": ranking[0] if ranking and view.scores.get(ranking[0], {}).get("cards") else None,
+        "chain_glyphs": glyphs.chain_glyphs, "feed_error": svc.feed_error,
+        "gradients": glyphs.gradient_pairs(), "rainbow": glyphs.COLOUR_HEX,
+    }
+
+
+def current_or_none() -> Game | None:
+    try:
+        return selected_game()
+    except UnknownGame:
+        if request.values.get("game"):
+            raise
+        return None
+
+
+@bp.get("/")
+def index():
+    return redirect(url_for("pages.live") if current_or_none() else url_for("pages.setup"))
+
+
+@bp.get("/live")
+def live():
+    return render_template("live.html", page="live", **page_context(current_or_none()))
+
+
+@bp.get("/scoreboard")
+def scoreboard():
+    return render_template("scoreboard.html", page="scoreboard", **page_context(current_or_none()))
+
+
+@bp.get("/history")
+def history():
+    return render_template("history.html", page="history", **page_context(current_or_none()))
+
+
+@bp.get("/moves/<int:frame>")
+@bp.get("/moves/<int:frame>/<int:index>")
+def move(frame: int, index: int = 0):
+    game = selected_game()
+    context = page_context(game)
+    found = [m for m in context["moves"] if m["frame"] == frame]
+    if not 0 <= index < len(found):
+        abort(404, description=f"no move {index} at frame {frame}")
+    m = found[index]
+    view = context["view"]
+    before = view.frames[m["evidence"]["frames"]["before"]].table \
+        if m["evidence"]["frames"]["before"] is not None else []
+    after = view.frames[frame].table if frame < len(view.frames) else []
+    return render_template("move.html", page="history", move=m, table_before=before,
+                           table_after=after, frame_seq=view.frames[frame].seq,
+                           deck_cards=sorted({c.code for c in service().deck.cards()}),
+                           **context)
+
+
+@bp.get("/setup")
+def setup():
+    game = current_or_none()
+    return render_template("setup.html", page="setup", **page_context(game))
+
+
+@bp.get("/end")
+def end():
+    game = current_or_none()
+    return render_template("end.html", page="end", games=service().store.games(),
+                           **page_context(game))
+
+
+@bp.get("/watch/<token>")
+def watch(token: str):
+    if token != current_app.extensions["spectator_token"]:
+        abort(404, description="no such spectator view")
+    return render_template("watch.html", page="watch", overlay=bool(request.args.get("overlay")),
+                           **page_context(current_or_none()))
+
+
+@bp.get("/parts/<name>")
+def part(name: str):
+    """One live region of a page, re-rendered after an event (the page never polls)."""
+    if name not in PARTS:
+        abort(404)
+    return render_template(f"parts/{name}.html", page=name,
+                           overlay=bool(request.args.get("overlay")),
+                           **page_context(current_or_none()))
+
+
+@bp.get("/evidence/<game_id>/<name>")
+def evidence(game_id: str, name: str):
+    game = service().game(game_id)
+    if not PICTURE_NAME.match(name):
+        abort(404)
+    return send_from_directory(service().evidence_dir / game.id, name, mimetype="image/jpeg",
+                               max_age=86400)
+
+
+@bp.get("/export/<game_id>.json")
+def export_json(game_id: str):
+    game = service().game(game_id)
+    response = current_app.json.response(game_json(service(), game))
+    response.headers["Content-Disposition"] = f'attachment; filename="hisss-{game.id}.json"'
+    return response
+
+
+@bp.get("/export/<game_id>.csv")
+def export_csv(game_id: str):
+    game = service().game(game_id)
+    return Response(game_csv(service(), game), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="hisss-{game.id}.csv"'})
+
+
+def _back() -> str:
+    target = request.args.get("next") or url_for("pages.index")
+    # only paths on this site: never an open redirect
+    return target if target.startswith("/") and not target.startswith("//") else url_for("pages.index")
+
+
+@bp.get("/lang/<code>")
+def set_language(code: str):
+    if code not in LANGUAGES:
+        abort(404)
+    response = redirect(_back())
+    response.set_cookie("lang", code, max_age=365 * 86400, samesite="Lax")
+    return response
+
+
+@bp.get("/large")
+def toggle_large():
+    response = redirect(_back())
+    response.set_cookie("large", "0" if request.cookies.get("large") == "1" else "1",
+                        max_age=365 * 86400, samesite="Lax")
+    return response

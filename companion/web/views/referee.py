@@ -1,0 +1,151 @@
+"""The referee's forms: log in, new game, calibration, override, correction, undo, end.
+
+Every form posts the session's CSRF token and needs a referee session
+(`security.referee_required`); each action is the same service call the JSON API makes.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from flask import (Blueprint, abort, current_app, flash, redirect, render_template, request,
+                   session, url_for)
+
+from ..feed import FeedUnavailable, open_feed
+from ..security import check_csrf, referee_required
+from ..service import ActionError
+from . import selected_game, service
+from .api import _boolean
+
+bp = Blueprint("referee", __name__)
+
+
+def _back(default: str) -> str:
+    target = request.form.get("next") or default
+    return target if target.startswith("/") and not target.startswith("//") else default
+
+
+@bp.get("/login")
+def login_form():
+    return render_template("login.html", page="login", next=request.args.get("next", "/live"))
+
+
+@bp.post("/login")
+def login():
+    check_csrf()
+    if not current_app.extensions["pin_guard"].check(request.form.get("pin", "").strip()):
+        return render_template("login.html", page="login", wrong=True,
+                               next=request.form.get("next", "/live")), 403
+    session["referee"] = True
+    session.permanent = True
+    return redirect(_back(url_for("pages.live")))
+
+
+@bp.post("/logout")
+def logout():
+    check_csrf()
+    session.pop("referee", None)
+    return redirect(url_for("pages.live"))
+
+
+@bp.post("/setup/new-game")
+@referee_required
+def new_game():
+    players = [p for p in request.form.getlist("player") if p.strip()]
+    kind = request.form.get("source_kind", "upload")
+    value = request.form.get(f"source_{kind}", "").strip()
+    if kind == "upload":
+        source = "upload"
+    elif kind in ("camera", "url", "file"):
+        if not value:
+            raise ActionError("say which camera, stream or file to use")
+        source = value
+    else:
+        raise ActionError(f"unknown source {kind!r}")
+    try:
+        feed = open_feed(source, pace=current_app.config.get("FEED_PACE", 4.0))
+    except FeedUnavailable as exc:
+        raise ActionError(str(exc)) from None
+    service().new_game(players, source, feed)
+    return redirect(url_for("pages.live"))
+
+
+@bp.post("/setup/calibrate")
+@referee_required
+def calibrate():
+    photos = [f for f in request.files.getlist("photo") if f.filename]
+    if not photos:
+        raise ActionError("choose a photo of the whole deck laid out face up")
+    folder = Path(tempfile.mkdtemp(prefix="calibrate-"))
+    paths = []
+    for i, photo in enumerate(photos):
+        path = folder / f"deck-{i}.jpg"
+        photo.save(path)
+        paths.append(path)
+    out = service().evidence_dir.parent / "profile.json"
+    result = service().calibrate(paths, out)
+    return render_template("setup.html", page="setup", calibration=result,
+                           **_setup_context())
+
+
+def _setup_context():
+    from .pages import current_or_none, page_context
+    return page_context(current_or_none())
+
+
+@bp.post("/moves/<int:frame>/<int:index>/override")
+@referee_required
+def override(frame: int, index: int):
+    game = selected_game()
+    verdict = request.form.get("verdict")   # legal | illegal_stands | illegal_void | keep
+    legal, stands = {"legal": (True, True), "illegal_stands": (False, True),
+                     "illegal_void": (False, False)}.get(verdict, (None, None))
+    service().override(game, frame, index, legal=legal, stands=stands,
+                       player=request.form.get("player") or None,
+                       reason=request.form.get("reason"))
+    return redirect(url_for("pages.move", frame=frame, index=index, game=game.id))
+
+
+@bp.post("/moves/<int:frame>/correct")
+@referee_required
+def correct(frame: int):
+    game = selected_game()
+    service().correct(game, frame, request.form.get("from", ""), request.form.get("to", ""),
+                      request.form.get("reason"))
+    return redirect(url_for("pages.move", frame=frame, game=game.id))
+
+
+@bp.post("/undo")
+@referee_required
+def undo():
+    game = selected_game()
+    service().undo(game, request.form.get("seq"), request.form.get("reason"))
+    return redirect(_back(url_for("pages.history")))
+
+
+@bp.post("/finish")
+@referee_required
+def finish():
+    game = selected_game()
+    service().stop_feed()
+    service().finish(game)
+    return redirect(url_for("pages.end"))
+
+
+@bp.post("/upload")
+@referee_required
+def upload():
+    """The set-up/live page's photo form: same as POST /api/upload."""
+    game = selected_game()
+    photo = request.files.get("photo")
+    if photo is None or not photo.filename:
+        raise ActionError("choose a photo of the table")
+    table = request.form.get("table", "").strip() or None
+    if table is not None:
+        try:
+            table = json.loads(table)
+        except json.JSONDecodeError:
+            raise ActionError("the table must be JSON, e.g. [[\"H-red\", \"M-red-blue\"]]") from None
+    service().upload_photo(game, photo.read(), photo.filename, table=table)
+    return redirect(url_for("pages.live"))

@@ -1,0 +1,153 @@
+"""The game is whatever replaying its log through the referee says: check that it is."""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from companion.game.history import apply_correction, replay, undone_events
+from companion.game.referee import judge_record
+from companion.game.simulate import simulate_game
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_images" / "sample_game.json"
+
+
+@dataclass(frozen=True)
+class E:
+    seq: int
+    kind: str
+    data: dict
+
+
+def log_of(record: dict) -> list[E]:
+    events = [E(i + 1, "table", {"table": f["table"], "frame": i})
+              for i, f in enumerate(record["frames"])]
+    if record.get("finished"):
+        events.append(E(len(events) + 1, "finish", {}))
+    return events
+
+
+def judged(view) -> dict:
+    moves = [{k: m[k] for k in ("frame", "turn", "player", "card", "action", "legal", "code",
+                               "reason", "collected")} for m in view.moves]
+    return {"moves": moves, "piles": view.piles, "scores": view.scores, "winners": view.winners}
+
+
+def sample() -> dict:
+    return json.loads(SAMPLE.read_text())
+
+
+def test_replaying_the_sample_game_gives_the_judges_verdicts():
+    record = sample()
+    assert judged(replay(record["players"], log_of(record))) == judge_record(record)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), illegal=st.sampled_from([0.0, 0.3]))
+def test_replay_agrees_with_the_judge_on_simulated_games(seed, illegal):
+    game = simulate_game(["Ann", "Ben", "Cy"], seed, illegal_rate=illegal)
+    view = replay(game.players, log_of(game.record))
+    assert judged(view) == judge_record(game.record)
+    assert view.finished and view.turn is None and view.cards_left == 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), data=st.data())
+def test_undoing_a_table_is_replaying_without_it(seed, data):
+    game = simulate_game(["Ann", "Ben"], seed)
+    frames = game.record["frames"]
+    drop = data.draw(st.integers(1, len(frames) - 1))
+    events = log_of({"frames": frames})
+    undo = E(len(events) + 1, "undo", {"target": drop + 1, "reason": "a hand"})
+    without = {"players": game.players, "frames": frames[:drop] + frames[drop + 1:]}
+    assert judged(replay(game.players, events + [undo])) == \
+        judged(replay(game.players, log_of(without)))
+    # and undoing the undo brings the table back
+    redo = E(undo.seq + 1, "undo", {"target": undo.seq, "reason": "it was real"})
+    assert judged(replay(game.players, events + [undo, redo])) == \
+        judged(replay(game.players, events))
+
+
+def test_undone_events_latest_undo_wins():
+    events = [E(1, "table", {}), E(2, "undo", {"target": 1}), E(3, "undo", {"target": 2}),
+              E(4, "undo", {"target": 3})]
+    assert undone_events(events[:2]) == {1}
+    assert undone_events(events[:3]) == {2}
+    assert undone_events(events) == {3, 1}
+
+
+def collect_index(view) -> tuple[int, int, int]:
+    move = next(m for m in view.moves if m["collected"])
+    return move["seq"], move["index"], move["frame"]
+
+
+def test_overriding_who_collected_moves_the_snake_and_the_win():
+    record = sample()
+    events = log_of(record)
+    before = replay(record["players"], events)
+    seq, index, _ = collect_index(before)
+    collector = next(m for m in before.moves if m["collected"])["collected"]["player"]
+    other = next(p for p in record["players"] if p != collector)
+    after = replay(record["players"], events + [E(99, "override", {
+        "target": seq, "index": index, "legal": None, "stands": True, "player": other,
+        "reason": "she placed the last card"})])
+    moved = before.piles[collector][0]
+    assert moved in after.piles[other] and moved not in after.piles[collector]
+    assert after.scores[other]["cards"] == before.scores[other]["cards"] + len(moved)
+    changed = next(m for m in after.moves if m["seq"] == seq and m["index"] == index)
+    assert changed["override"]["reason"] == "she placed the last card"
+    assert changed["original"]["player"] == collector
+
+
+def test_illegal_but_it_stands_keeps_the_score_and_void_removes_it():
+    record = sample()
+    events = log_of(record)
+    before = replay(record["players"], events)
+    seq, index, _ = collect_index(before)
+    stands = replay(record["players"], events + [E(99, "override", {
+        "target": seq, "index": index, "legal": False, "stands": True, "reason": "r"})])
+    move = next(m for m in stands.moves if m["seq"] == seq)
+    assert move["legal"] is False and move["stands"] is True
+    assert stands.scores == before.scores
+    void = replay(record["players"], events + [E(99, "override", {
+        "target": seq, "index": index, "legal": False, "stands": False, "reason": "r"})])
+    collector = next(m for m in before.moves if m["collected"])["collected"]["player"]
+    assert void.scores[collector]["cards"] < before.scores[collector]["cards"]
+    # the latest override of a move is the one that counts
+    back = replay(record["players"], events + [
+        E(99, "override", {"target": seq, "index": index, "legal": False, "stands": False, "reason": "r"}),
+        E(100, "override", {"target": seq, "index": index, "legal": True, "stands": True, "reason": "r2"})])
+    assert back.scores == before.scores
+
+
+def test_a_corrected_card_is_fixed_in_every_later_table_and_rejudged():
+    record = sample()
+    # the camera misreads M-green-yellow as M-green-red from frame 1 on
+    misread = json.loads(json.dumps(record).replace("M-green-yellow", "M-green-red"))
+    events = log_of(misread)
+    wrong = replay(record["players"], events)
+    assert judged(wrong) != judge_record(record)
+    fixed = replay(record["players"], events + [E(99, "correction", {
+        "target": 2, "from": "M-green-red", "to": "M-green-yellow", "reason": "glare"})])
+    assert judged(fixed) == judge_record(record)
+    assert fixed.frames[1].observed == misread["frames"][1]["table"]   # what the camera saw is kept
+
+
+def test_a_correction_leaves_earlier_real_copies_alone():
+    tables = [[["M-red-blue"]], [["M-red-blue"], ["M-red-blue"]], [["M-red-blue"], ["M-blue-red"]]]
+    apply_correction(tables, 1, "M-red-blue", "M-red-green")
+    assert tables == [[["M-red-blue"]], [["M-red-blue"], ["M-red-green"]],
+                      [["M-red-blue"], ["M-green-red"]]]
+
+
+def test_a_table_the_referee_cannot_read_is_kept_and_flagged_not_fatal():
+    events = [E(1, "table", {"table": [["M-red-blue"]]}),
+              E(2, "table", {"table": [["M-red-blue", "X-nonsense"]]}),
+              E(3, "table", {"table": [["M-red-blue", "M-blue-green"]]})]
+    view = replay(["Ann", "Ben"], events)
+    assert [f.explained for f in view.frames] == [True, False, True]
+    assert view.frames[1].desync
+    assert [(m["frame"], m["card"]) for m in view.moves] == [(2, "M-blue-green")]
+    assert [f.index for f in view.frames] == [0, 1, 2]
+    assert not view.desync

@@ -1,0 +1,193 @@
+"""The JSON API of CONTRACT.md, the event stream and the video, refusals included."""
+import io
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.game.referee import judge_record
+
+from webhelpers import PIN, referee_session
+
+MOVE_KEYS = {"frame", "turn", "player", "card", "action", "legal", "code", "reason", "collected"}
+
+
+def png_bytes(width=64, height=48) -> bytes:
+    ok, buf = cv2.imencode(".png", np.full((height, width, 3), 120, np.uint8))
+    return buf.tobytes()
+
+
+@pytest.mark.parametrize("path", ["/api/state", "/api/moves", "/api/scores"])
+def test_reading_without_a_game_is_a_404_with_a_reason(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "set-up" in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("path", ["/api/state", "/api/moves", "/api/scores"])
+def test_an_unknown_game_is_a_404(client, game, path):
+    game(2)
+    response = client.get(path + "?game=doesnotexist")
+    assert response.status_code == 404 and "doesnotexist" in response.get_json()["error"]
+
+
+def test_state_moves_and_scores_follow_the_referee(client, game, sample_record):
+    g = game()
+    expected = judge_record(sample_record)
+    state = client.get("/api/state").get_json()
+    assert state["game"] == g.id and state["players"] == sample_record["players"]
+    assert state["table"] == sample_record["frames"][-1]["table"]
+    assert state["desync"] is False and isinstance(state["cards_left"], int)
+    assert state["turn"] in sample_record["players"]
+    moves = client.get("/api/moves").get_json()["moves"]
+    assert [{k: m[k] for k in MOVE_KEYS} for m in moves] == expected["moves"]
+    scores = client.get("/api/scores").get_json()
+    assert scores["scores"] == expected["scores"] and scores["winners"] == expected["winners"]
+    illegal = client.get("/api/moves?illegal=1").get_json()["moves"]
+    assert all(not m["legal"] for m in illegal)
+
+
+def test_the_event_stream_sends_the_state_at_connect_then_each_move(client, service, game, sample_record):
+    g = game(2)
+    response = client.get("/api/events", buffered=False)
+    assert response.mimetype == "text/event-stream"
+    chunks = iter(response.response)
+    hello = json.loads(next(chunks).decode().split("data: ", 1)[1])
+    assert hello["type"] == "hello" and hello["state"]["table"] == sample_record["frames"][1]["table"]
+    service.observe(g, sample_record["frames"][2]["table"])
+    message = json.loads(next(chunks).decode().split("data: ", 1)[1])
+    assert message["type"] == "table"
+    assert message["state"]["last_move"]["card"] == "H-purple"
+    assert message["settled_at"] <= message["at"]
+    response.close()
+    assert service.bus.count == 0
+
+
+def test_the_video_is_mjpeg(client, service):
+    service.video.put(b"\xff\xd8fakejpeg\xff\xd9")
+    response = client.get("/video.mjpg", buffered=False)
+    assert response.mimetype == "multipart/x-mixed-replace"
+    chunks = iter(response.response)
+    assert next(chunks) == b"--frame\r\n"
+    part = next(chunks)
+    assert b"Content-Type: image/jpeg" in part and b"\xff\xd8fakejpeg\xff\xd9" in part
+    response.close()
+
+
+def collect_move(client):
+    return next(m for m in client.get("/api/moves").get_json()["moves"] if m["collected"])
+
+
+def test_override_needs_the_pin(client, game):
+    game()
+    body = {"frame": 1, "legal": False, "reason": "x"}
+    assert client.post("/api/override", json=body).status_code == 401
+    assert client.post("/api/override", json=body, headers={"X-Referee-PIN": "000000"}).status_code == 403
+
+
+def test_override_changes_the_score(client, game, sample_record):
+    game()
+    move = collect_move(client)
+    collector = move["collected"]["player"]
+    other = next(p for p in sample_record["players"] if p != collector)
+    before = client.get("/api/scores").get_json()["scores"]
+    response = client.post("/api/override", headers={"X-Referee-PIN": PIN}, json={
+        "frame": move["frame"], "index": move["index"], "player": other, "reason": "Ben finished it"})
+    assert response.status_code == 200, response.get_json()
+    after = client.get("/api/scores").get_json()["scores"]
+    assert after[other]["cards"] == before[other]["cards"] + move["collected"]["cards"]
+    listed = client.get("/api/moves").get_json()
+    changed = next(m for m in listed["moves"] if m["frame"] == move["frame"] and m["index"] == move["index"])
+    assert changed["override"]["reason"] == "Ben finished it"
+    assert listed["overrides"][0]["kind"] == "override"
+
+
+def test_correcting_a_card_rejudges_the_move(client, game):
+    game(2)
+    response = client.post("/api/override", headers={"X-Referee-PIN": PIN}, json={
+        "frame": 1, "card": {"from": "M-green-yellow", "to": "M-green-purple"}, "reason": "glare"})
+    assert response.status_code == 200, response.get_json()
+    move = client.get("/api/moves").get_json()["moves"][0]
+    assert move["card"] == "M-green-purple"
+    assert client.get("/api/state").get_json()["table"] == [["M-blue-green", "M-green-purple"]]
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"legal": False, "reason": "x"}, "frame"),
+    ({"frame": 99, "legal": False, "reason": "x"}, "no move"),
+    ({"frame": 1, "legal": False}, "reason"),
+    ({"frame": 1, "legal": "perhaps", "reason": "x"}, "true or false"),
+    ({"frame": 1, "player": "Zed", "reason": "x"}, "Zed"),
+    ({"frame": 1, "card": {"from": "M-green-yellow", "to": "M-pink-blue"}, "reason": "x"}, "pink"),
+    ({"frame": 1, "card": {"from": "H-red", "to": "H-blue"}, "reason": "x"}, "not on the table"),
+])
+def test_bad_overrides_are_refused_with_a_reason(client, game, body, message):
+    game(3)
+    response = client.post("/api/override", headers={"X-Referee-PIN": PIN}, json=body)
+    assert response.status_code == 400
+    assert message in response.get_json()["error"]
+
+
+def test_a_browser_session_needs_the_csrf_token(client, game):
+    game(3)
+    token = referee_session(client)
+    body = {"frame": 1, "legal": False, "reason": "x"}
+    assert client.post("/api/override", json=body).status_code == 403
+    assert client.post("/api/override", json=body, headers={"X-CSRF-Token": "forged"}).status_code == 403
+    assert client.post("/api/override", json=body, headers={"X-CSRF-Token": token}).status_code == 200
+
+
+def test_undo_through_the_api(client, game, sample_record):
+    game(3)
+    state = client.get("/api/state").get_json()
+    assert client.post("/api/undo", json={"seq": state["seq"], "reason": "hand"}).status_code == 401
+    response = client.post("/api/undo", headers={"X-Referee-PIN": PIN},
+                           json={"seq": state["seq"], "reason": "a hand in the picture"})
+    assert response.status_code == 200
+    assert client.get("/api/state").get_json()["table"] == sample_record["frames"][1]["table"]
+
+
+def upload(client, data: bytes, table=None, pin=PIN, name="table.png"):
+    form = {"photo": (io.BytesIO(data), name)}
+    if table is not None:
+        form["table"] = json.dumps(table)
+    headers = {"X-Referee-PIN": pin} if pin else {}
+    return client.post("/api/upload", data=form, headers=headers, content_type="multipart/form-data")
+
+
+def test_upload_refusals(client, app, game):
+    game(1)
+    assert upload(client, png_bytes(), pin=None).status_code == 401
+    assert upload(client, png_bytes(), pin="111111").status_code == 403
+    not_image = upload(client, b"%PDF-1.4 not a picture", table=[["M-blue-green"]], name="x.png")
+    assert not_image.status_code == 415 and "not an image" in not_image.get_json()["error"]
+    app.config["MAX_CONTENT_LENGTH"] = 10_000
+    assert upload(client, png_bytes() + b"\0" * 20_000, table=[["M-blue-green"]]).status_code == 413
+    app.config["MAX_CONTENT_LENGTH"] = 12 * 1024 * 1024
+    missing = client.post("/api/upload", data={}, headers={"X-Referee-PIN": PIN})
+    assert missing.status_code == 400 and "photo" in missing.get_json()["error"]
+    bad_table = upload(client, png_bytes(), table=[["M-blue-greenish"]])
+    assert bad_table.status_code == 400
+
+
+def test_an_uploaded_photo_becomes_the_turns_table_and_its_evidence(client, game):
+    game(1)
+    response = upload(client, png_bytes(), table=[["M-blue-green", "M-green-yellow"]])
+    assert response.status_code == 201, response.get_json()
+    move = client.get("/api/moves").get_json()["moves"][-1]
+    assert move["card"] == "M-green-yellow" and move["legal"]
+    picture = client.get(move["evidence"]["pictures"]["after"])
+    assert picture.status_code == 200 and picture.data[:2] == b"\xff\xd8"
+
+
+def test_uploads_to_an_unknown_game_are_404(client, game):
+    game(1)
+    response = client.post("/api/upload?game=zzz", headers={"X-Referee-PIN": PIN},
+                           data={"photo": (io.BytesIO(png_bytes()), "t.png")})
+    assert response.status_code == 404
+
+
+def test_games_list(client, game):
+    g = game(1)
+    assert client.get("/api/games").get_json()["games"][0]["game"] == g.id
