@@ -40,17 +40,17 @@ class ChangeGate:
     def shrink(self, image: np.ndarray) -> np.ndarray:
         """The frame as a small, exposure-normalised float32 picture."""
         h, w = image.shape[:2]
-        height = self.settings.height
-        width = max(1, round(w * height / h))
-        small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-        if small.ndim == 2:
-            small = small[:, :, None]
+        k = max(1, h // self.settings.height)
+        # An integer factor over a crop to its multiple takes OpenCV's fast area-averaging path
+        # (a fractional factor costs four times as much at 1280x720).
+        small = cv2.resize(image[:h - h % k, :w - w % k], (w // k, h // k),
+                           interpolation=cv2.INTER_AREA).astype(np.float32)
         small = cv2.GaussianBlur(small, (3, 3), 0)
         if small.ndim == 2:
             small = small[:, :, None]
-        mean = small.mean(axis=(0, 1), keepdims=True)
-        spread = small.std(axis=(0, 1), keepdims=True)
-        return (small - mean) / np.maximum(spread, 4.0)
+        mean, std = cv2.meanStdDev(small)
+        return (small - mean.reshape(1, 1, -1).astype(np.float32)) / \
+            np.maximum(std.reshape(1, 1, -1), 4.0).astype(np.float32)
 
     def changed_pixels(self, a: np.ndarray, b: np.ndarray) -> int:
         """How many small pixels changed between two shrunk frames (0 if they differ in size)."""

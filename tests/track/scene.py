@@ -9,6 +9,7 @@ about (a misread card, a missed card, jittered corners, garbage).
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field
 
 import cv2
@@ -58,6 +59,7 @@ def analysis(chains, offsets=None) -> dict:
             "cards": cards, "snakes": snakes, "problems": []}
 
 
+@functools.lru_cache(maxsize=4)
 def _table_texture(seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     noise = rng.normal(0, 1, (SIZE[1] // 8, SIZE[0] // 8, 3)).astype(np.float32)
@@ -79,9 +81,14 @@ def draw(data: dict, seed: int = 0, gain: float = 1.0, hand: tuple[int, int] | N
             cv2.circle(img, tuple(int(v) for v in mid), 9, BGR.get(colour, (0, 0, 0)), -1)
     if hand is not None:
         cv2.ellipse(img, hand, (90, 60), 30, 0, 360, (120, 150, 200), -1)
-    rng = np.random.default_rng(1000 + frame)
-    img = img * gain + rng.normal(0, noise, img.shape)
+    img = img * gain + noise * _noise(frame % 5)
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=5)
+def _noise(k: int) -> np.ndarray:
+    """Sensor noise fields, reused in turn (drawing fresh noise per frame is slow)."""
+    return np.random.default_rng(1000 + k).normal(0, 1, (SIZE[1], SIZE[0], 3)).astype(np.float32)
 
 
 @dataclass
