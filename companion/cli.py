@@ -87,6 +87,26 @@ def _demo(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
+@command("track", "follow a whole game from a camera, stream, video or folder of frames")
+def _track(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", metavar="SOURCE",
+                   help="video file, folder of frames, camera index (0) or stream URL (http MJPEG, rtsp)")
+    p.add_argument("--players", metavar="A,B,C", help="turn order, comma-separated (default two players)")
+    p.add_argument("--profile", metavar="FILE", help="calibration profile (companion calibrate)")
+    p.add_argument("--json", action="store_true", help="print the final account as JSON")
+    p.add_argument("--follow", action="store_true", help="print each move as a JSON line once settled")
+    p.add_argument("--evidence", metavar="DIR", help="save each move's before/after stills, cards outlined")
+    p.add_argument("--resume", action="store_true", help="continue the game saved in the state file")
+    p.add_argument("--state", metavar="FILE", help="where the game's state is kept for --resume")
+    p.add_argument("--max-offline", type=float, default=30.0, metavar="SECONDS",
+                   help="how long a live source may stay away before giving up (default 30)")
+
+    def run(args):
+        from companion.track.run import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="companion", description="Camera companion for the card game Hisss.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
