@@ -73,6 +73,7 @@ def load_state(path: Path) -> dict:
 
 def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str | None = None,
                 on_move: Callable[[dict], None] | None = None,
+                on_correction: Callable[[dict], None] | None = None,
                 on_events: Callable[[list[TrackEvent]], None] | None = None,
                 on_status: Callable[[SourceStatus], None] | None = None,
                 max_offline: float = 30.0) -> bool:
@@ -91,6 +92,8 @@ def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str 
                                                                event.stills, event.outlines)
                 if on_move:
                     on_move(event.data)
+            elif event.kind == "correction" and on_correction:
+                on_correction(event.data)
         if on_events:
             on_events(events)
     return not src.live
@@ -112,12 +115,19 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
         if args.follow:
             print(json.dumps(move), file=out, flush=True)
 
+    def print_correction(correction: dict) -> None:
+        # A card first read wrongly has since been read right many times: the game was
+        # re-judged.  Followers get one line saying so, with the corrected moves.
+        if args.follow:
+            print(json.dumps({"event": "correction", **correction}), file=out, flush=True)
+
     def on_status(status: SourceStatus) -> None:
         print(f"{'online' if status.online else 'offline'}: {status.message}", file=sys.stderr)
 
     try:
         ended = follow_game(args.source, tracker, start=start, evidence=args.evidence,
-                            on_move=print_move, on_events=lambda e: save_state(state_path, tracker.state()),
+                            on_move=print_move, on_correction=print_correction,
+                            on_events=lambda e: save_state(state_path, tracker.state()),
                             on_status=on_status, max_offline=args.max_offline)
     except KeyboardInterrupt:
         save_state(state_path, tracker.state())

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from companion.game.cards import Card
+from companion.game.cards import Card, Kind
 from companion.game.deck import Deck, load_deck
 
 from .gate import ChangeGate, GateSettings
@@ -39,6 +39,7 @@ class TrackerSettings:
     max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
+    correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)
 
 
@@ -88,6 +89,8 @@ class Tracker:
         self._settled_image: np.ndarray | None = None
         self._settled_outlines: dict[int, list] = {}
         self._force = False
+        self.retired: dict[int, Track] = {}        # cards collected or taken, kept for the record
+        self._facing: dict[int, dict[int, str]] = {}  # middle -> {neighbour: colour facing it}
 
     # ----------------------------------------------------------------- public
 
@@ -165,6 +168,8 @@ class Tracker:
                 "last_frame": self.last_frame, "resume_frame": self.resume_frame,
                 "next_id": self._next_id,
                 "tracks": [t.to_dict() for t in self.tracks.values()],
+                "retired": [t.to_dict() for t in self.retired.values()],
+                "facing": {str(t): {str(n): c for n, c in f.items()} for t, f in self._facing.items()},
                 "chains": self.chains, "codes": {str(k): v for k, v in self.codes.items()},
                 "history": self.history, "moves": self.moves,
                 "desync_reason": self.desync_reason, "stats": dict(self.stats),
@@ -187,6 +192,9 @@ class Tracker:
             raise ValueError(f"the saved game is between {', '.join(state['players'])}, "
                              f"not {', '.join(self.players)}")
         self.tracks = {int(d["id"]): Track.from_dict(d) for d in state["tracks"]}
+        self.retired = {int(d["id"]): Track.from_dict(d) for d in state.get("retired", [])}
+        self._facing = {int(t): {int(n): c for n, c in f.items()}
+                        for t, f in state.get("facing", {}).items()}
         self.chains = [list(map(int, c)) for c in state["chains"]]
         self.codes = {int(k): v for k, v in state["codes"].items()}
         self.history = list(state["history"])
@@ -275,8 +283,8 @@ class Tracker:
         if (self.history or not table) and sorted(_canonical(c) for c in table) == old:
             # Nudged, shadowed, or nothing at all: the same table, no move.
             self.chains = chains
-            self._remember(window, chains)
-            return self._leave_desync(frame)
+            self._remember(window, chains, table)
+            return self._leave_desync(frame) + self._corrections(frame)
         try:
             moves = self.referee.observe(table, frame)
         except Exception as exc:  # the referee cannot make sense of it: say so, don't guess
@@ -284,51 +292,95 @@ class Tracker:
 
         events = self._leave_desync(frame)
         before_outlines = dict(self._settled_outlines)
-        before_image, before_frame = self._settled_image, self._settled_frame
+        before_image = self._settled_image
         self.chains = chains
         for t in {t for c in chains for t in c}:
-            self.codes[t] = self.tracks[t].identity if t in added else self.codes.get(
-                t, self.tracks[t].identity)
-        for t in gone - hidden:
-            self.codes.pop(t, None)
-        self.history.append({"frame": frame, "table": table, "tracks": chains})
-        self._remember(window, chains)
+            self.codes.setdefault(t, self.deck.identity(Card.parse(
+                _code_of({"tracks": chains, "table": table}, t))).code)
+        entry = {"frame": frame, "table": table, "tracks": chains,
+                 "evidence": {"before": self._settled_frame, "after": window.frames[-1]},
+                 "added": sorted(added), "taken": taken}
+        self.history.append(entry)
+        self._remember(window, chains, table)
         events.append(TrackEvent("table", frame, {"frame": frame, "table": table}))
-        previous = self.history[-2] if len(self.history) > 1 else None
         for move in moves:
-            move = dict(move)
-            after_ids, before_ids = self._involved(move, added, taken)
-            move["cards"] = [self._card_json(t) for t in after_ids] + \
-                [{"code": _code_of(previous, t), "track": t} for t in before_ids if previous]
-            move["evidence"] = {"before": before_frame, "after": window.frames[-1]}
+            move, after_ids, before_ids = self._dress(move, len(self.history) - 1)
             self.moves.append(move)
             events.append(TrackEvent(
                 "move", frame, move, (before_image, window.image),
                 ([before_outlines[t] for t in before_ids if t in before_outlines],
                  [self._settled_outlines[t] for t in after_ids if t in self._settled_outlines])))
         for t in gone - hidden:
-            self.tracks.pop(t, None)
-        return events
+            self.codes.pop(t, None)
+            self.retired[t] = self.tracks.pop(t)
+        return events + self._corrections(frame)
 
-    def _involved(self, move: dict, added: set, taken: list) -> tuple[list[int], list[int]]:
-        """The tracks a move is about: the card laid (seen after), the snake taken (seen before)."""
+    def _track(self, t: int) -> Track:
+        return self.tracks[t] if t in self.tracks else self.retired[t]
+
+    def _dress(self, move: dict, at: int) -> tuple[dict, list[int], list[int]]:
+        """A referee move with what the camera adds: the cards involved and the evidence frames."""
+        entry = self.history[at]
+        previous = self.history[at - 1] if at > 0 else None
+        move = dict(move)
         code = move.get("card")
-        laid = [t for t in sorted(added) if code and _same(self.codes.get(t), code)]
+        laid = [t for t in entry["added"] if code and _same(_code_of(entry, t), code)]
         if move.get("action") == "collect" or (move.get("collected") and not laid):
-            return laid, [t for chain in taken for t in chain]
-        return laid or sorted(added), []
+            after_ids, before_ids = laid, [t for chain in entry["taken"] for t in chain]
+        else:
+            after_ids, before_ids = laid or list(entry["added"]), []
+        move["cards"] = [self._card_json(t, entry) for t in after_ids] + \
+            [self._card_json(t, previous) for t in before_ids if previous]
+        move["evidence"] = dict(entry["evidence"])
+        return move, after_ids, before_ids
 
-    def _remember(self, window: _Window, chains: list[list[int]]) -> None:
+    def _corrections(self, frame: int) -> list[TrackEvent]:
+        """Re-name a settled card whose readings have since clearly outvoted its first name,
+        and re-judge the game from the corrected tables (the referee is replayed)."""
+        changed = []
+        for t, committed in list(self.codes.items()):
+            track = self.tracks[t]
+            leader, weight = track.ranked()[0]
+            if leader != committed and track.sightings >= 6 and \
+                    weight >= self.settings.correction_ratio * track.votes.get(committed, 0.0):
+                self.codes[t] = leader
+                changed.append((t, committed, leader))
+        if not changed:
+            return []
+        for entry in self.history:
+            for ids, codes in zip(entry["tracks"], entry["table"]):
+                for i, t in enumerate(ids):
+                    if any(t == c[0] for c in changed):
+                        codes[i] = self._track(t).oriented(
+                            self.codes[t], *_neighbours(self._all_tracks(), ids, i))
+        old_moves = self.moves
+        frames = {e["frame"]: k for k, e in enumerate(self.history)}
+        replayed = self.referee.replay([(e["frame"], e["table"]) for e in self.history])
+        self.moves = [self._dress(m, frames[m["frame"]])[0] for m in replayed]
+        for new, old in zip(self.moves, old_moves):
+            if "stills" in old:
+                new["stills"] = old["stills"]
+        return [TrackEvent("correction", frame, {
+            "frame": frame, "track": t, "from": before, "to": after,
+            "since": self._track(t).first_frame, "moves": self.moves}) for t, before, after in changed]
+
+    def _all_tracks(self) -> dict:
+        return {**self.retired, **self.tracks}
+
+    def _remember(self, window: _Window, chains: list[list[int]], table: list) -> None:
+        for ids, codes in zip(chains, table):
+            for i, t in enumerate(ids):
+                self._facing[t] = _facing(ids, codes, i)
         self._settled_frame = window.frames[-1]
         self._settled_image = window.image
         self._settled_outlines = {t: self.tracks[t].corners.tolist()
                                   for c in chains for t in c}
 
-    def _card_json(self, t: int) -> dict:
-        track = self.tracks[t]
+    def _card_json(self, t: int, entry: dict | None) -> dict:
+        track = self._track(t)
         ranked = track.ranked()
         total = sum(w for _, w in ranked) or 1.0
-        code = _code_of(self.history[-1], t) if self.history else None
+        code = _code_of(entry, t) if entry else None
         return {"code": code or self.codes.get(t, track.identity), "track": t,
                 "confidence": round(ranked[0][1] / total, 3),
                 "corners": [[round(x, 1), round(y, 1)] for x, y in track.corners.tolist()]}
@@ -343,9 +395,23 @@ class Tracker:
         for chain in chains:
             codes = []
             for i, t in enumerate(chain):
-                codes.append(self.tracks[t].oriented(identity[t], *_neighbours(self.tracks, chain, i)))
+                codes.append(self._orient(t, identity[t], chain, i))
             out.append(codes)
         return out
+
+    def _orient(self, t: int, code: str, chain: list[int], i: int) -> str:
+        """A middle's colours in chain order.  The end that touched a neighbour before still
+        touches it (cards do not turn over on the table); otherwise the card's geometry says."""
+        card = Card.parse(code)
+        if card.kind is Kind.MIDDLE:
+            facing = self._facing.get(t, {})
+            prev = facing.get(chain[i - 1]) if i > 0 else None
+            nxt = facing.get(chain[i + 1]) if i + 1 < len(chain) else None
+            if prev in card.colours:
+                return card.code if card.colours[0] == prev else card.flipped().code
+            if nxt in card.colours:
+                return card.code if card.colours[1] == nxt else card.flipped().code
+        return self._track(t).oriented(code, *_neighbours(self._all_tracks(), chain, i))
 
     def _resolve(self, chains, identity: dict, doubtful: list[int]) -> dict[int, str]:
         """Settle doubtful new cards with what is known.
@@ -367,8 +433,7 @@ class Tracker:
             def rank(option):
                 code, weight = option
                 trial = {**identity, **choice, t: code}
-                table = [[self.tracks[u].oriented(trial[u], *_neighbours(self.tracks, c, i))
-                          for i, u in enumerate(c)] for c in chains]
+                table = [[self._orient(u, trial[u], c, i) for i, u in enumerate(c)] for c in chains]
                 available = left[self.deck.identity(Card.parse(code))] > 0
                 return (available, self.referee.would_be_legal(table), weight)
             options = [(code, w) for code, w in ranked[:3] if w >= 0.5 * top]
@@ -402,6 +467,18 @@ def _neighbours(tracks: dict, chain: list[int], i: int):
     prev = tracks[chain[i - 1]].centre - here if i > 0 else None
     nxt = tracks[chain[i + 1]].centre - here if i + 1 < len(chain) else None
     return prev, nxt
+
+
+def _facing(ids: list[int], codes: list[str], i: int) -> dict[int, str]:
+    card = Card.parse(codes[i])
+    if card.kind is not Kind.MIDDLE:
+        return {}
+    out = {}
+    if i > 0:
+        out[ids[i - 1]] = card.colours[0]
+    if i + 1 < len(ids):
+        out[ids[i + 1]] = card.colours[1]
+    return out
 
 
 def _same(a: str | None, b: str) -> bool:

@@ -215,3 +215,20 @@ def test_many_new_cards_at_once_is_a_desync():
     tables = [GAME[0], [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"]]]
     tracker, p = run(tables)
     assert tracker.desync and p.moves() == []
+
+
+def test_a_card_misread_when_laid_is_corrected_by_later_readings_and_the_game_rejudged():
+    def misread_when_laid(data, call):
+        if call in (4, 5, 6):   # every reading of the second table: yellow end read orange
+            for card in data["cards"]:
+                if card["colours"] == ["green", "yellow"]:
+                    card["colours"] = ["green", "orange"]
+        return data
+    tracker, p = run(GAME, fault=misread_when_laid)
+    corrections = [e for e in p.events if e.kind == "correction"]
+    assert [(c.data["from"], c.data["to"]) for c in corrections] == [("M-orange-green", "M-yellow-green")]
+    # the moves as first announced were wrong; the account after the correction is right
+    assert _identity(p.moves()[0]["card"]) == "M-orange-green"
+    want = expected(GAME)
+    assert summary(tracker.moves) == summary(want["moves"])
+    assert tracker.account()["scores"] == want["scores"]

@@ -1,0 +1,219 @@
+"""`companion bench --games`: follow rendered hard-tier games and compare with their truth.
+
+Each game is rendered from a seed training never used, in the held-out art
+style, with hands, nudges, noise and exposure drift (`companion.synth.game`),
+then `track` runs over its video exactly as a user would run it: decoding,
+gating, analysis, settling, referee.  Reported per game and overall:
+
+- final scores exactly right (scores and winners equal to the truth);
+- move-level accuracy: the tracked moves aligned with the true ones (an edit
+  alignment, so one missed move does not count every later move wrong); a
+  move is right when its card (deck identity), action and verdict (legal and
+  code) are;
+- phantom moves: tracked moves aligned with no true move;
+- frames per second over the 1280x720 video, decoding included, on one core.
+
+`--oracle` replaces the analyser by the renderer's own truth of each settled
+frame: it measures the tracker's logic (gating, settling, identity) apart
+from the vision, and counts every read of a frame that had no settled truth
+(a read while something moved).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_GAMES = 4
+SCENE_BENCH_DEFAULT_COUNT = 60   # `--count`'s default belongs to the scene bench
+SEED_OFFSET = 7_000_000          # game seeds far from anything training draws
+
+
+# ------------------------------------------------------------------ comparing
+
+def move_key(move: dict, deck) -> tuple:
+    from companion.game.cards import Card
+    card = move.get("card")
+    ident = deck.identity(Card.parse(card)).code if card and card != "unknown" else None
+    return (ident, move.get("action"), bool(move.get("legal")), move.get("code"))
+
+
+def align(truth: list[tuple], found: list[tuple]) -> dict[str, int]:
+    """Edit alignment of two move lists: right, wrong (substituted), missed, phantom."""
+    n, m = len(truth), len(found)
+    cost = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        cost[i][0] = i
+    for j in range(m + 1):
+        cost[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i][j] = min(cost[i - 1][j - 1] + (truth[i - 1] != found[j - 1]),
+                             cost[i - 1][j] + 1, cost[i][j - 1] + 1)
+    out = {"right": 0, "wrong": 0, "missed": 0, "phantom": 0}
+    i, j = n, m
+    while i or j:
+        if i and j and cost[i][j] == cost[i - 1][j - 1] + (truth[i - 1] != found[j - 1]):
+            out["right" if truth[i - 1] == found[j - 1] else "wrong"] += 1
+            i, j = i - 1, j - 1
+        elif i and cost[i][j] == cost[i - 1][j] + 1:
+            out["missed"] += 1
+            i -= 1
+        else:
+            out["phantom"] += 1
+            j -= 1
+    return out
+
+
+# ------------------------------------------------------------------ one game
+
+def _truth_moves(truth: dict) -> list[dict]:
+    record = truth.get("judge") or truth
+    return record.get("moves", [])
+
+
+def _video_of(folder: Path, rendered: Any) -> Path:
+    for attr in ("video", "video_path"):
+        value = getattr(rendered, attr, None) or (rendered.get(attr) if isinstance(rendered, dict) else None)
+        if value:
+            return Path(value)
+    videos = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
+    if not videos:
+        raise FileNotFoundError(f"no video rendered in {folder}")
+    return videos[0]
+
+
+def _settled_truth(truth: dict) -> dict[int, dict]:
+    frames = truth.get("frames_truth") or truth.get("frame_truth") or truth.get("analyses") or {}
+    if isinstance(frames, dict):
+        return {int(k): v for k, v in frames.items()}
+    return {int(f["frame"]): f.get("analysis", f) for f in frames}
+
+
+class OracleAnalyzer:
+    """The renderer's truth of a settled frame; a frame without one was read while things moved."""
+
+    def __init__(self, settled: dict[int, dict]):
+        self.settled = settled
+        self.frame = -1
+        self.unsettled_reads = 0
+
+    def __call__(self, image):
+        data = self.settled.get(self.frame)
+        if data is None:
+            self.unsettled_reads += 1
+            raise LookupError(f"frame {self.frame} has no settled truth")
+        return data
+
+
+def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyzer | None = None,
+                 deck=None) -> tuple[dict, float, int]:
+    """Track a whole video; returns the account, the seconds it took and the frames seen."""
+    from companion.track.sources import open_source
+    from companion.track.tracker import Tracker
+    from companion.track.watchdog import watch
+    tracker = Tracker(analyze, players, deck=deck)
+    frames = 0
+    start = time.perf_counter()
+    for index, image in watch(open_source(str(video))):
+        if oracle is not None:
+            oracle.frame = index
+        tracker.feed(index, image)
+        frames += 1
+    if tracker.referee.undrawn() == 0:
+        tracker.finish()
+    seconds = time.perf_counter() - start
+    return tracker.account(), seconds, frames
+
+
+def judge_game(truth: dict, account: dict, deck) -> dict:
+    want = _truth_moves(truth)
+    summary = truth.get("judge") or truth
+    counts = align([move_key(m, deck) for m in want], [move_key(m, deck) for m in account["moves"]])
+    scores_right = account["scores"] == summary.get("scores") and \
+        sorted(account["winners"]) == sorted(summary.get("winners", []))
+    return {"moves": len(want), "tracked": len(account["moves"]), **counts,
+            "scores_right": scores_right, "desync": account.get("desync", False),
+            "unreadable": account["frames"]["unreadable"], "analysed": account["frames"]["analysed"]}
+
+
+# ------------------------------------------------------------------ the bench
+
+def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = None,
+              profile: str | None = None, log=sys.stderr) -> dict:
+    import cv2
+    from companion.game.deck import load_deck
+    from companion.synth.game import render_game
+    from companion.synth.styles import HELD_OUT_STYLE
+    cv2.setNumThreads(1)
+    deck = load_deck()
+    analyzer = None
+    if not oracle:
+        from companion.vision.analyze import Analyzer
+        analyzer = Analyzer(profile)
+    work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-games-"))
+    games = []
+    try:
+        for g in range(count):
+            game_seed = SEED_OFFSET + seed * 1000 + g
+            n_players = 2 + (game_seed % 4)
+            players = [f"P{k + 1}" for k in range(n_players)]
+            folder = work / f"game-{game_seed}"
+            t0 = time.perf_counter()
+            rendered = render_game(folder, players, game_seed, tier="hard", style=HELD_OUT_STYLE,
+                                   fps=10, size=(1280, 720), illegal_rate=0.1)
+            render_s = time.perf_counter() - t0
+            truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+            players = list(truth.get("players", players))
+            video = _video_of(folder, rendered)
+            o = OracleAnalyzer(_settled_truth(truth)) if oracle else None
+            account, seconds, frames = follow_video(video, players, o or analyzer.analyze, o, deck)
+            result = judge_game(truth, account, deck)
+            result.update(seed=game_seed, players=len(players), frames=frames,
+                          fps=round(frames / seconds, 1), render_s=round(render_s, 1))
+            if o is not None:
+                result["reads_while_moving"] = o.unsettled_reads
+            games.append(result)
+            print(f"game {g + 1}/{count} seed {game_seed}: {result['right']}/{result['moves']} moves "
+                  f"right, {result['phantom']} phantom, scores {'right' if result['scores_right'] else 'WRONG'}, "
+                  f"{result['fps']} fps", file=log, flush=True)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    total_moves = sum(r["moves"] for r in games) or 1
+    frames = sum(r["frames"] for r in games)
+    seconds = sum(r["frames"] / r["fps"] for r in games if r["fps"])
+    return {
+        "games": len(games), "analyser": "oracle (renderer truth)" if oracle else "vision",
+        "scores_exact": round(sum(r["scores_right"] for r in games) / max(1, len(games)), 4),
+        "move_accuracy": round(sum(r["right"] for r in games) / total_moves, 4),
+        "phantom_moves": sum(r["phantom"] for r in games),
+        "missed_moves": sum(r["missed"] for r in games),
+        "fps": round(frames / seconds, 1) if seconds else None,
+        "targets": {"scores_exact": 0.95, "move_accuracy": 0.99, "phantom_moves": 0, "fps": 60},
+        "per_game": games,
+    }
+
+
+def main(args) -> int:
+    count = args.count if args.count not in (None, SCENE_BENCH_DEFAULT_COUNT) else DEFAULT_GAMES
+    if os.environ.get("COMPANION_BENCH_CPU"):
+        os.sched_setaffinity(0, {int(os.environ["COMPANION_BENCH_CPU"])})
+    report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False),
+                       keep=getattr(args, "keep", None), profile=getattr(args, "profile", None))
+    if getattr(args, "json", False):
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"games: {report['games']} (hard tier, held-out style; analyser: {report['analyser']})")
+        print(f"final scores exactly right: {report['scores_exact']:.1%}   (target >= 95%)")
+        print(f"move-level accuracy:        {report['move_accuracy']:.1%}   (target >= 99%)")
+        print(f"phantom moves:              {report['phantom_moves']}   (target 0); "
+              f"missed: {report['missed_moves']}")
+        print(f"frames per second (1280x720, decoding included, one core): {report['fps']}   "
+              f"(target >= 60)")
+    return 0
