@@ -43,6 +43,17 @@ def _judge(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
+@command("advise", "rank the placements of a card and count the cards left (move advisor)")
+def _advise(p: argparse.ArgumentParser) -> None:
+    from companion.game.advise_cli import add_arguments
+    add_arguments(p)
+
+    def run(args):
+        from companion.game.advise_cli import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
 @command("synth", "render table photos, whole games and samples with known truth")
 def _synth(p: argparse.ArgumentParser) -> None:
     from companion.synth.cli import add_arguments
