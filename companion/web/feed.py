@@ -108,7 +108,8 @@ class UploadFeed:
         pass
 
 
-def open_feed(source: str, pace: float = 4.0) -> TableFeed:
+def open_feed(source: str, pace: float = 4.0, players: list[str] | None = None,
+              profile: str | None = None) -> TableFeed:
     """The feed for a `--source` value.
 
     - ``upload`` (or empty): photos uploaded on the dashboard, one per turn;
@@ -127,4 +128,4 @@ def open_feed(source: str, pace: float = 4.0) -> TableFeed:
         raise FeedUnavailable(
             f"cannot open {source!r}: the camera tracker is not installed in this build; "
             "use photo uploads or a game record (.json)") from None
-    return open_table_feed(source)
+    return open_table_feed(source, players=players, profile=profile)

@@ -69,23 +69,26 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
     """Resume the current game if it is the one asked for; otherwise start it."""
     service = open_service(data_dir or default_data_dir())
     app = create_app(service, pin=pin)
-    app.config["FEED_PACE"] = pace
+    app.config.update(FEED_PACE=pace, PROFILE=profile)
     current = service.store.current_game()
+
+    def feed_for(game_source: str, game_players):
+        return open_feed(game_source, pace=pace, players=list(game_players), profile=profile)
     if players:
         wanted_source = source or "upload"
         same = (current is not None and current.finished_at is None
                 and list(current.players) == players and current.source == wanted_source)
         if same:
-            service.start_feed(current, open_feed(current.source, pace=pace))
+            service.start_feed(current, feed_for(current.source, current.players))
             headline = f"Resuming game {current.id}: {', '.join(current.players)}"
         else:
-            feed = open_feed(wanted_source, pace=pace)
+            feed = feed_for(wanted_source, players)
             game = service.new_game(players, wanted_source, feed)
             headline = f"New game {game.id}: {', '.join(players)}"
     elif source:
         raise FeedUnavailable("--source needs --players (in turn order), e.g. --players Ann,Ben,Cy")
     elif current is not None and current.finished_at is None:
-        service.start_feed(current, open_feed(current.source, pace=pace))
+        service.start_feed(current, feed_for(current.source, current.players))
         headline = f"Resuming game {current.id}: {', '.join(current.players)}"
     else:
         headline = "No game running: start one on the set-up page."

@@ -22,7 +22,7 @@ from companion.store.db import Game, Store, StoreError, UnknownGame
 
 from .broadcast import Broadcaster, PictureBuffer
 from .feed import FeedUnavailable, TableFeed
-from .picture import encode_jpeg, placeholder_jpeg
+from .picture import draw_table_jpeg, encode_jpeg, placeholder_jpeg
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,11 @@ class GameService:
         if game.finished_at is not None:
             raise ActionError("this game is over: start a new one on the set-up page")
         table = validate_table(table, self.deck)
-        picture = self.save_picture(game, jpeg) if jpeg else None
+        if jpeg is None:
+            # no camera picture of this table: the evidence still is the table drawn
+            jpeg = draw_table_jpeg(table)
+            self.video.put(jpeg)
+        picture = self.save_picture(game, jpeg)
         data = {"table": table, "frame": source_frame, "desync": bool(desync),
                 "picture": picture, "finished": bool(finished)}
         _, view = self._append(game, "table", data, settled_at=settled_at or time.time())
@@ -287,16 +291,18 @@ class GameService:
         game = self.store.game(game_id)
         seen = [e.data.get("frame") for e in self.store.events(game_id) if e.kind == "table"]
         start_after = max((f for f in seen if isinstance(f, int)), default=-1)
+        picture = None   # the latest camera picture: the evidence of the next settled table
         try:
             for event in feed.events(start_after):
                 if self._feed is not feed:
                     return
                 if event.jpeg:
+                    picture = event.jpeg
                     self.video.put(event.jpeg)
                 if event.table is not None:
                     try:
                         self.observe(self.store.game(game_id), event.table,
-                                     source_frame=event.index, jpeg=event.jpeg,
+                                     source_frame=event.index, jpeg=event.jpeg or picture,
                                      desync=event.desync, finished=event.finished,
                                      settled_at=time.time())
                     except ActionError as exc:

@@ -68,15 +68,16 @@ def events():
 @bp.get("/video.mjpg")
 def video():
     buffer = service().video
+    part_head = b"\r\n--frame\r\nContent-Type: image/jpeg\r\n\r\n"
 
     def stream():
         version, jpeg = buffer.latest()
-        yield b"--frame\r\n"
+        yield part_head[2:]
         while True:
-            # the boundary goes after each picture: browsers show a part once the
-            # next boundary arrives, so this shows every picture without delay
-            yield (b"Content-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode()
-                   + b"\r\n\r\n" + jpeg + b"\r\n--frame\r\n")
+            # Each part's headers go out with the previous picture: browsers show a
+            # part only once the next one has begun, so a picture is shown the
+            # moment it is sent rather than when the one after it arrives.
+            yield jpeg + part_head
             version, jpeg = buffer.wait_newer(version, VIDEO_REPEAT_SECONDS)
 
     return Response(stream(), mimetype="multipart/x-mixed-replace; boundary=frame",

@@ -64,7 +64,8 @@ def new_game():
     else:
         raise ActionError(f"unknown source {kind!r}")
     try:
-        feed = open_feed(source, pace=current_app.config.get("FEED_PACE", 4.0))
+        feed = open_feed(source, pace=current_app.config.get("FEED_PACE", 4.0), players=players,
+                         profile=current_app.config.get("PROFILE"))
     except FeedUnavailable as exc:
         raise ActionError(str(exc)) from None
     service().new_game(players, source, feed)
@@ -85,6 +86,7 @@ def calibrate():
         paths.append(path)
     out = service().evidence_dir.parent / "profile.json"
     result = service().calibrate(paths, out)
+    current_app.config["PROFILE"] = str(result.profile)   # new games use it
     return render_template("setup.html", page="setup", calibration=result,
                            **_setup_context())
 
