@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 DEFAULT_GAMES = 4
 SCENE_BENCH_DEFAULT_COUNT = 60   # `--count`'s default belongs to the scene bench
@@ -73,26 +72,12 @@ def align(truth: list[tuple], found: list[tuple]) -> dict[str, int]:
 # ------------------------------------------------------------------ one game
 
 def _truth_moves(truth: dict) -> list[dict]:
-    record = truth.get("judge") or truth
-    return record.get("moves", [])
-
-
-def _video_of(folder: Path, rendered: Any) -> Path:
-    for attr in ("video", "video_path"):
-        value = getattr(rendered, attr, None) or (rendered.get(attr) if isinstance(rendered, dict) else None)
-        if value:
-            return Path(value)
-    videos = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".mp4", ".avi", ".mkv", ".webm"))
-    if not videos:
-        raise FileNotFoundError(f"no video rendered in {folder}")
-    return videos[0]
+    return truth.get("moves", [])
 
 
 def _settled_truth(truth: dict) -> dict[int, dict]:
-    frames = truth.get("frames_truth") or truth.get("frame_truth") or truth.get("analyses") or {}
-    if isinstance(frames, dict):
-        return {int(k): v for k, v in frames.items()}
-    return {int(f["frame"]): f.get("analysis", f) for f in frames}
+    """Video frame index -> the analyze-format truth of that frame, for settled frames."""
+    return {int(f["index"]): f["truth"] for f in truth.get("frames", []) if f.get("truth")}
 
 
 class OracleAnalyzer:
@@ -112,20 +97,21 @@ class OracleAnalyzer:
 
 
 def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyzer | None = None,
-                 deck=None) -> tuple[dict, float, int]:
+                 deck=None, finished: bool = True) -> tuple[dict, float, int]:
     """Track a whole video; returns the account, the seconds it took and the frames seen."""
-    from companion.track.sources import open_source
-    from companion.track.tracker import Tracker
+    from companion.track.sources import guess_fps, open_source
+    from companion.track.tracker import Tracker, TrackerSettings
     from companion.track.watchdog import watch
-    tracker = Tracker(analyze, players, deck=deck)
+    source = open_source(str(video))
+    tracker = Tracker(analyze, players, deck=deck, settings=TrackerSettings.for_fps(guess_fps(source)))
     frames = 0
     start = time.perf_counter()
-    for index, image in watch(open_source(str(video))):
+    for index, image in watch(source):
         if oracle is not None:
             oracle.frame = index
         tracker.feed(index, image)
         frames += 1
-    if tracker.referee.undrawn() == 0:
+    if finished and tracker.referee.undrawn() == 0:
         tracker.finish()
     seconds = time.perf_counter() - start
     return tracker.account(), seconds, frames
@@ -133,7 +119,7 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
 
 def judge_game(truth: dict, account: dict, deck) -> dict:
     want = _truth_moves(truth)
-    summary = truth.get("judge") or truth
+    summary = truth
     counts = align([move_key(m, deck) for m in want], [move_key(m, deck) for m in account["moves"]])
     scores_right = account["scores"] == summary.get("scores") and \
         sorted(account["winners"]) == sorted(summary.get("winners", []))
@@ -145,7 +131,7 @@ def judge_game(truth: dict, account: dict, deck) -> dict:
 # ------------------------------------------------------------------ the bench
 
 def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = None,
-              profile: str | None = None, log=sys.stderr) -> dict:
+              profile: str | None = None, max_frames: int | None = None, log=sys.stderr) -> dict:
     import cv2
     from companion.game.deck import load_deck
     from companion.synth.game import render_game
@@ -165,14 +151,17 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             players = [f"P{k + 1}" for k in range(n_players)]
             folder = work / f"game-{game_seed}"
             t0 = time.perf_counter()
-            rendered = render_game(folder, players, game_seed, tier="hard", style=HELD_OUT_STYLE,
-                                   fps=10, size=(1280, 720), illegal_rate=0.1)
+            truth_path = render_game(folder, players, game_seed, tier="hard", style=HELD_OUT_STYLE,
+                                     fps=10, size=(1280, 720), illegal_rate=0.1,
+                                     max_frames=max_frames)
             render_s = time.perf_counter() - t0
-            truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
-            players = list(truth.get("players", players))
-            video = _video_of(folder, rendered)
+            truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
+            players = list(truth["players"])
+            video = folder / truth["video"]
             o = OracleAnalyzer(_settled_truth(truth)) if oracle else None
-            account, seconds, frames = follow_video(video, players, o or analyzer.analyze, o, deck)
+            finished = truth["record"].get("finished", True)
+            account, seconds, frames = follow_video(video, players, o or analyzer.analyze, o, deck,
+                                                    finished)
             result = judge_game(truth, account, deck)
             result.update(seed=game_seed, players=len(players), frames=frames,
                           fps=round(frames / seconds, 1), render_s=round(render_s, 1))
@@ -201,7 +190,10 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
 
 
 def main(args) -> int:
-    count = args.count if args.count not in (None, SCENE_BENCH_DEFAULT_COUNT) else DEFAULT_GAMES
+    if getattr(args, "games", None) and args.games > 0:
+        count = args.games
+    else:
+        count = args.count if args.count not in (None, SCENE_BENCH_DEFAULT_COUNT) else DEFAULT_GAMES
     if os.environ.get("COMPANION_BENCH_CPU"):
         os.sched_setaffinity(0, {int(os.environ["COMPANION_BENCH_CPU"])})
     report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False),

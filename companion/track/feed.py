@@ -14,8 +14,8 @@ import cv2
 
 from .evidence import annotate
 from .reading import AnalyzeFn
-from .sources import open_source
-from .tracker import Tracker
+from .sources import guess_fps, open_source
+from .tracker import Tracker, TrackerSettings
 from .watchdog import watch
 
 
@@ -34,8 +34,9 @@ class TrackerFeed:
 
     def events(self, start_after: int = -1) -> Iterator:
         from companion.web.feed import FeedEvent
-        self.tracker = tracker = Tracker(self._analyze, self.players)
         src = open_source(self.source, start=max(0, start_after + 1))
+        self.tracker = tracker = Tracker(self._analyze, self.players,
+                                         settings=TrackerSettings.for_fps(guess_fps(src)))
         first = max(0, start_after + 1)
         last_picture = 0.0
         for index, image in watch(src, first, max_offline=self.max_offline):

@@ -16,7 +16,7 @@ from typing import Callable, TextIO
 
 from .evidence import save_move_evidence
 from .reading import AnalyzeFn
-from .sources import SourceError, open_source
+from .sources import SourceError, guess_fps, open_source
 from .tracker import Tracker, TrackEvent, TrackerSettings
 from .watchdog import SourceStatus, watch
 
@@ -104,8 +104,9 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     players = parse_players(args.players)
     state_path = Path(args.state) if args.state else default_state_path(args.source, args.evidence)
     saved = load_state(state_path) if args.resume else None
-    open_source(args.source)  # a source that cannot be named fails before models are loaded
-    tracker = Tracker(analyze or make_analyzer(args.profile), players, settings=TrackerSettings())
+    # a source that cannot be named fails before models are loaded
+    settings = TrackerSettings.for_fps(guess_fps(open_source(args.source)))
+    tracker = Tracker(analyze or make_analyzer(args.profile), players, settings=settings)
     start = 0
     if saved is not None:
         tracker.restore(saved)

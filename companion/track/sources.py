@@ -217,3 +217,19 @@ def open_source(spec: str, start: int = 0) -> FrameSource:
     if path.suffix.lower() in VIDEO_SUFFIXES + IMAGE_SUFFIXES or "/" in spec:
         raise SourceError(f"{spec}: no such file or folder")
     raise SourceError(f"{spec}: not a video file, folder, camera index or stream URL")
+
+
+LIVE_FPS_GUESS = 30.0     # webcams and phone apps send 10-30 fps; erring high only waits longer
+FOLDER_FPS = 10.0         # a folder of stills has no rate; the renderer films at 10 fps
+
+
+def guess_fps(source: FrameSource) -> float:
+    """Frames per second a source delivers, to turn the tracker's waits into frame counts."""
+    if isinstance(source, CaptureSource) and not source.live:
+        cap = cv2.VideoCapture(str(source.target))
+        try:
+            fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        finally:
+            cap.release()
+        return fps if 1.0 <= fps <= 240.0 else FOLDER_FPS
+    return LIVE_FPS_GUESS if source.live else FOLDER_FPS

@@ -34,13 +34,24 @@ from .referee_link import RefereeLink
 
 @dataclass(frozen=True)
 class TrackerSettings:
-    still_frames: int = 2         # frames equal to their predecessor before the table is read
+    # Stillness is what separates a settled table from a hand pausing while it lays a card
+    # (a pause of a few tenths of a second); see `for_fps`.
+    still_frames: int = 3         # frames equal to their predecessor before the table is read
     readings: int = 3             # readings of one still table voted together
+    min_readings: int = 2         # fewer before motion resumes was a pause, not a settled table
+    reading_gap: int = 1          # read every n-th still frame (spreads readings at high fps)
     max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)
+
+    @classmethod
+    def for_fps(cls, fps: float | None, **overrides) -> "TrackerSettings":
+        """Settings whose waits last the same time whatever the frame rate (tuned at 10 fps)."""
+        fps = fps if fps and 1 <= fps <= 240 else 10.0
+        return cls(**{"still_frames": max(2, round(0.3 * fps)),
+                      "reading_gap": max(1, round(0.1 * fps)), **overrides})
 
 
 @dataclass
@@ -116,10 +127,15 @@ class Tracker:
         if moving:
             self.stats["moving"] += 1
             self._still = 0
-            # Motion came back before enough readings: settle on what was read.
-            return self._settle() if self._window.readings else []
+            if len(self._window.readings) >= self.settings.min_readings:
+                return self._settle()   # motion came back before all readings: enough were made
+            if self._window.readings:
+                self.stats["pauses"] += 1
+                self._window = _Window()
+            return []
         self._still += 1
-        if self._still < self.settings.still_frames:
+        wait = self._still - self.settings.still_frames
+        if wait < 0 or wait % self.settings.reading_gap:
             return []
         if not self._window.readings and not self.gate.differs(small, self._reference):
             self.stats["unchanged"] += 1
