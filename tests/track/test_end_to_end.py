@@ -1,0 +1,44 @@
+"""`track` over a tiny rendered game: hands, shadows, shake, drift, a real video file."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.bench.games import OracleAnalyzer, _settled_truth, follow_video, judge_game
+from companion.game.deck import load_deck
+
+pytestmark = pytest.mark.slow
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    from companion.synth.game import render_game
+    folder = tmp_path_factory.mktemp("rendered")
+    path = render_game(folder, 2, 424242, tier="medium", fps=10, size=(640, 360), max_frames=4)
+    truth = json.loads(Path(path).read_text(encoding="utf-8"))
+    return folder / truth["video"], truth
+
+
+def test_tracker_logic_on_a_rendered_video_reads_only_settled_frames(game):
+    video, truth = game
+    oracle = OracleAnalyzer(_settled_truth(truth))
+    account, _, frames = follow_video(video, truth["players"], oracle, oracle, finished=False)
+    result = judge_game(truth, account, load_deck())
+    assert frames == len(truth["frames"])
+    assert result["moves"] >= 3 and result["right"] == result["moves"]
+    assert result["phantom"] == 0 and result["scores_right"]
+    # hands and the renderer's pauses were never read as the table
+    assert oracle.unsettled_reads == 0
+
+
+@pytest.mark.skipif(not any(MODELS.glob("*.joblib")), reason="no trained models (companion train)")
+def test_track_with_the_real_analyzer_on_a_rendered_video(game):
+    from companion.vision.analyze import Analyzer
+    video, truth = game
+    account, _, _ = follow_video(video, truth["players"], Analyzer().analyze, finished=False)
+    result = judge_game(truth, account, load_deck())
+    assert result["phantom"] == 0
+    assert result["right"] == result["moves"]
