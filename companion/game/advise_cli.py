@@ -95,8 +95,8 @@ def main(args) -> int:
     extra = [card] if card else []
     if isinstance(seen, dict):
         remaining = remaining_cards(deck, table, seen, extra)
-    else:   # a referee: it has accounted for every card drawn, inferred ones included
-        remaining = remaining_cards(deck, extra=list(seen.seen().elements()) + extra)
+    else:   # a referee: every card it accounted for (table, piles with inferred cards, removed)
+        remaining = remaining_cards(deck, extra=list(seen.accounted().elements()) + extra)
     result = advise(table, card, deck, remaining) if card else outlook(table, deck, remaining)
     if args.json:
         print(json.dumps(result.to_json(args.lang), indent=2, ensure_ascii=False))

@@ -138,7 +138,6 @@ def test_decomposed_counting_agrees_with_legal_placements_on_the_whole_table(see
     f = int(at * (len(game.frames) - 1))
     tbl = as_table(game.frames[f])
     remaining = remaining_cards(DECK, tbl, game.piles_after[f])
-    assert sum(remaining.values()) == game.undrawn_after[f]
     best = best_collection(tbl, remaining)
     for card in remaining:
         whole = max((len(p.chain) for p in legal_placements(tbl, card) if p.completes), default=0)
