@@ -11,7 +11,8 @@ gating, analysis, settling, referee.  Reported per game and overall:
   move is right when its card (deck identity), action and verdict (legal and
   code) are;
 - phantom moves: tracked moves aligned with no true move;
-- frames per second over the 1280x720 video, decoding included, on one core.
+- frames per second over the 1280x720 video, decoding included, on one core
+  (process CPU time, single-threaded OpenCV).
 
 `--oracle` replaces the analyser by the renderer's own truth of each settled
 frame: it measures the tracker's logic (gating, settling, identity) apart
@@ -98,14 +99,18 @@ class OracleAnalyzer:
 
 def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyzer | None = None,
                  deck=None, finished: bool = True) -> tuple[dict, float, int]:
-    """Track a whole video; returns the account, the seconds it took and the frames seen."""
+    """Track a whole video; returns the account, the CPU seconds it took and the frames seen.
+
+    CPU time of this (single-threaded) process is what "on one core" means on a
+    machine shared with other work; wall time would charge us for their load.
+    """
     from companion.track.sources import guess_fps, open_source
     from companion.track.tracker import Tracker, TrackerSettings
     from companion.track.watchdog import watch
     source = open_source(str(video))
     tracker = Tracker(analyze, players, deck=deck, settings=TrackerSettings.for_fps(guess_fps(source)))
     frames = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for index, image in watch(source):
         if oracle is not None:
             oracle.frame = index
@@ -113,7 +118,7 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
         frames += 1
     if finished and tracker.referee.undrawn() == 0:
         tracker.finish()
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     return tracker.account(), seconds, frames
 
 

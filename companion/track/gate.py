@@ -41,10 +41,12 @@ class ChangeGate:
         """The frame as a small, exposure-normalised float32 picture."""
         h, w = image.shape[:2]
         k = max(1, h // self.settings.height)
-        # An integer factor over a crop to its multiple takes OpenCV's fast area-averaging path
-        # (a fractional factor costs four times as much at 1280x720).
-        small = cv2.resize(image[:h - h % k, :w - w % k], (w // k, h // k),
-                           interpolation=cv2.INTER_AREA).astype(np.float32)
+        if k > 1:
+            # An integer factor over a crop to its multiple takes OpenCV's fast area-averaging
+            # path (a fractional factor costs four times as much at 1280x720).
+            image = cv2.resize(image[:h - h % k, :w - w % k], (w // k, h // k),
+                               interpolation=cv2.INTER_AREA)
+        small = image.astype(np.float32)
         small = cv2.GaussianBlur(small, (3, 3), 0)
         if small.ndim == 2:
             small = small[:, :, None]

@@ -20,6 +20,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from .frames import EncodedFrame
 from .mjpeg import MjpegStream
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".webp", ".tif", ".tiff")
@@ -90,8 +91,13 @@ class FolderSource:
             return END
         path = self._paths[self._next]
         self._next += 1
-        data = np.fromfile(str(path), dtype=np.uint8) if path.stat().st_size else None
-        image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data is not None else None
+        try:
+            data = np.fromfile(str(path), dtype=np.uint8)
+        except OSError:
+            return FrameRead(True, None)
+        if path.suffix.lower() in (".jpg", ".jpeg", ".jpe"):
+            return FrameRead(True, EncodedFrame(data))
+        image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
         return FrameRead(True, _bgr(image))
 
     def close(self) -> None:
@@ -110,6 +116,7 @@ class CaptureSource:
         self._position = 0
         self._count = 0
         self._failures = 0
+        self._raw = False
 
     def open(self) -> None:
         self.close()
@@ -127,6 +134,10 @@ class CaptureSource:
             raise SourceError(f"{self.name}: cannot open")
         self._cap = cap
         self._count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0) if not self.live else 0
+        fourcc = int(cap.get(cv2.CAP_PROP_FOURCC) or 0).to_bytes(4, "little")
+        # Motion-JPEG: hand out each frame's JPEG undecoded (see frames.EncodedFrame).
+        self._raw = not self.live and fourcc.upper() in (b"MJPG", b"AVRN", b"LJPG", b"JPEG") \
+            and cap.set(cv2.CAP_PROP_FORMAT, -1)
         self._position = 0
         if not self.live:
             # Skipping by decoding is exact where seeking by timestamp is not.
@@ -140,6 +151,8 @@ class CaptureSource:
         if ok:
             self._position += 1
             self._failures = 0
+            if self._raw:
+                return FrameRead(True, EncodedFrame(image))
             return FrameRead(True, _bgr(image))
         if not self.live and self._position < self._count - 1 and self._failures < 10:
             # A damaged frame inside a recording: skip it, the rest may still decode.
@@ -179,8 +192,7 @@ class HttpMjpegSource:
             return END
         if jpeg is None:
             return END
-        image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-        return FrameRead(True, _bgr(image))
+        return FrameRead(True, EncodedFrame(jpeg))
 
     def close(self) -> None:
         if self._stream is not None:

@@ -26,6 +26,7 @@ import numpy as np
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck, load_deck
 
+from .frames import EncodedFrame, full_image
 from .gate import ChangeGate, GateSettings
 from .identity import Track, match_sightings
 from .reading import AnalyzeFn, Reading, parse_reading
@@ -114,14 +115,16 @@ class Tracker:
         """The settled table as chains of card codes."""
         return self.history[-1]["table"] if self.history else []
 
-    def feed(self, frame_index: int, image: np.ndarray | None) -> list[TrackEvent]:
+    def feed(self, frame_index: int, image: np.ndarray | EncodedFrame | None) -> list[TrackEvent]:
+        """One frame (BGR, or JPEG bytes decoded only as far as needed; None = undecodable)."""
         fresh = frame_index > self.last_frame   # after --resume a few frames are fed again
         self.last_frame = max(self.last_frame, frame_index)
         self.stats["frames"] += fresh
-        if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
+        base = image.small(self.settings.gate.height) if isinstance(image, EncodedFrame) else image
+        if base is None or base.ndim != 3 or base.shape[0] < 8 or base.shape[1] < 8:
             self.stats["unreadable"] += fresh
             return []
-        small = self.gate.shrink(image)
+        small = self.gate.shrink(base)
         moving = self.gate.differs(small, self._prev_small)
         self._prev_small = small
         if moving:
@@ -141,7 +144,10 @@ class Tracker:
             self.stats["unchanged"] += 1
             return []
         self.stats["analysed"] += 1
+        image = full_image(image)
         try:
+            if image is None:
+                raise ValueError("the frame does not decode")
             reading = parse_reading(self.analyze(image))
         except Exception as exc:  # any failure to read a frame is that frame's, not the game's
             self.stats["unreadable"] += 1

@@ -147,7 +147,9 @@ def stamp(image: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def unstamp(image: np.ndarray) -> int:
+def unstamp(image) -> int:
+    from companion.track.frames import full_image
+    image = full_image(image)
     return sum(1 << bit for bit in range(8) if image[2:10, bit * 12 + 2:bit * 12 + 10].mean() > 128)
 
 

@@ -5,6 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.track.frames import EncodedFrame, full_image
 from companion.track.sources import FolderSource, FrameRead, SourceError, open_source
 from companion.track.tracker import Tracker
 from companion.track.watchdog import watch
@@ -31,14 +32,15 @@ def track(source_frames, analyzer=None):
 
 
 def test_folder_is_read_in_name_order_and_a_broken_file_is_one_unreadable_frame(tmp_path, frames):
-    for i, f in enumerate(frames):
-        cv2.imwrite(str(tmp_path / f"f{i:04d}.png"), f)
-    (tmp_path / "f0005.png").write_bytes(b"not a png")       # damaged, replaces frame 5
+    for i, f in enumerate(frames):   # JPEGs (decoded lazily) and PNGs (decoded at once)
+        name = str(tmp_path / f"f{i:04d}.{'jpg' if i % 2 else 'png'}")
+        cv2.imwrite(name, f, [cv2.IMWRITE_JPEG_QUALITY, 95] if i % 2 else [])
+    (tmp_path / "f0005.jpg").write_bytes(b"not a jpeg")       # damaged, replaces frame 5
     (tmp_path / "notes.txt").write_text("not a frame")
     seen = list(watch(open_source(str(tmp_path))))
     assert [i for i, _ in seen] == list(range(len(frames)))
-    assert seen[5][1] is None
-    assert [unstamp(img) for i, img in seen if img is not None] == \
+    assert full_image(seen[5][1]) is None
+    assert [unstamp(img) for i, img in seen if i != 5] == \
         [unstamp(f) for i, f in enumerate(frames) if i != 5]
     tracker, moves = track(seen)
     assert tracker.stats["unreadable"] == 1
@@ -61,6 +63,7 @@ def test_video_file(tmp_path, frames):
     writer.release()
     seen = list(watch(open_source(str(path))))
     assert len(seen) == len(frames)
+    assert all(isinstance(img, EncodedFrame) for _, img in seen)   # Motion-JPEG stays encoded
     tracker, moves = track(seen)
     assert summary(moves) == summary(expected(TABLES)["moves"])
     # resuming from frame 10 skips exactly the first ten
