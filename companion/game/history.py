@@ -95,33 +95,46 @@ def _same_card(a: Card, b: Card) -> bool:
     return a == b or a == b.flipped()
 
 
-def apply_correction(tables: list[list], start: int, wrong: str, right: str) -> None:
-    """Replace the misread card in tables[start:], in place, while it stays on the table.
+def _count(table: list, card: Card) -> int:
+    return sum(_same_card(Card.parse(code), card) for chain in table for code in chain)
 
-    Copies of the misread card that were already on the table before `start`
-    are real and keep their name: only the excess over that count is renamed,
-    and the correction ends once the table no longer holds the excess (the
-    card was collected or taken back).
+
+class Correction:
+    """A misread card renamed from one table on, while it stays on the table.
+
+    Copies of the misread card that were already on the table before are real
+    and keep their name: only the excess over that count is renamed, and the
+    correction ends for good once a table no longer holds the excess (the card
+    was collected or taken back).
     """
-    wrong_card, right_card = Card.parse(wrong), Card.parse(right)
-    base = _count(tables[start - 1], wrong_card) if start > 0 else 0
-    for table in tables[start:]:
-        if _count(table, wrong_card) <= base:
-            break
-        keep = base
+
+    def __init__(self, wrong: str, right: str, previous_table: list | None):
+        self.wrong, self.right = Card.parse(wrong), Card.parse(right)
+        self.base = _count(previous_table, self.wrong) if previous_table else 0
+        self.active = True
+
+    def apply(self, table: list) -> None:
+        """Rename in `table` (in place), or end the correction if the card has gone."""
+        if not self.active or _count(table, self.wrong) <= self.base:
+            self.active = False
+            return
+        keep = self.base
         for chain in table:
             for i, code in enumerate(chain):
                 card = Card.parse(code)
-                if not _same_card(card, wrong_card):
+                if not _same_card(card, self.wrong):
                     continue
                 if keep:
                     keep -= 1
                     continue
-                chain[i] = (right_card if card == wrong_card else right_card.flipped()).code
+                chain[i] = (self.right if card == self.wrong else self.right.flipped()).code
 
 
-def _count(table: list, card: Card) -> int:
-    return sum(_same_card(Card.parse(code), card) for chain in table for code in chain)
+def apply_correction(tables: list[list], start: int, wrong: str, right: str) -> None:
+    """Apply one correction to tables[start:] in place (see `Correction`)."""
+    correction = Correction(wrong, right, tables[start - 1] if start > 0 else None)
+    for table in tables[start:]:
+        correction.apply(table)
 
 
 def _pile_codes(piles: dict) -> dict[str, list[list[str]]]:
@@ -143,90 +156,144 @@ def _new_snakes(before: dict, after: dict) -> list[tuple[str, list]]:
     return out
 
 
-def replay(players: Sequence[str], events: Iterable[LogEvent], deck: Deck | None = None,
-           referee_factory: Callable[..., Any] | None = None) -> GameView:
-    """Replay a game's log through a fresh referee and return everything derived from it."""
-    from .referee import Referee
-    make_referee = referee_factory or Referee
-    deck = deck or load_deck()
-    events = list(events)
-    cancelled = undone_events(events)
-    live = [e for e in events if e.seq not in cancelled and e.kind != "undo"]
-    view = GameView(players=tuple(players))
-    view.log = [{"seq": e.seq, "kind": e.kind, "data": e.data,
-                 "undone": e.seq in cancelled} for e in events]
-    view.last_seq = max((e.seq for e in events), default=0)
+class Replay:
+    """A game's log replayed through one referee, kept so that new tables cost one step.
 
-    tables = [e for e in live if e.kind == "table"]
-    position = {e.seq: i for i, e in enumerate(tables)}
-    effective = [copy.deepcopy(e.data.get("table", [])) for e in tables]
-    for e in live:
-        if e.kind == "correction" and e.data.get("target") in position:
-            apply_correction(effective, position[e.data["target"]], e.data["from"], e.data["to"])
-    overrides: dict[tuple[int, int], dict] = {}
-    for e in live:
-        if e.kind == "override":
-            overrides[(int(e.data["target"]), int(e.data.get("index", 0)))] = {**e.data, "seq": e.seq}
+    `view(events)` takes the whole log.  When the log only grew by observed
+    tables since the last call -- the live game's common case -- only those
+    are fed to the referee; any other change (an override, a correction, an
+    undo, the end) replays the whole log from a fresh referee.
+    """
 
-    referee = make_referee(list(players), deck=deck)
-    ledger: list[dict] = []   # every collected snake with the move that took it
-    frame_index = 0
+    def __init__(self, players: Sequence[str], deck: Deck | None = None,
+                 referee_factory: Callable[..., Any] | None = None):
+        from .referee import Referee
+        self.players = tuple(players)
+        self.deck = deck or load_deck()
+        self._make_referee = referee_factory or Referee
+        self._reset()
 
-    def judge(moves, event_seq: int, frame: int, before: dict) -> None:
-        taken = _new_snakes(before, _pile_codes(referee.piles))
-        for ordinal, move in enumerate(moves):
-            move = dict(move, frame=frame, seq=event_seq, index=ordinal,
-                        evidence={"before": frame - 1 if frame else None, "after": frame})
-            collector = (move.get("collected") or {}).get("player")
-            _apply_override(move, overrides.get((event_seq, ordinal)))
-            if collector and taken:
-                # the snake this move took: the one that landed in the collector's pile
-                entry = next((t for t in taken if t[0] == collector), taken[0])
-                taken.remove(entry)
-                ledger.append({"player": move["collected"]["player"], "snake": entry[1],
-                               "move": move})
-            view.moves.append(move)
-        # snakes the referee handed out outside any collecting move still count
-        ledger.extend({"player": p, "snake": s, "move": None} for p, s in taken)
+    def _reset(self) -> None:
+        self.referee = self._make_referee(list(self.players), deck=self.deck)
+        self._seen: list[tuple[int, str]] = []       # (seq, kind) of every event taken in
+        self._undone: set[int] = set()
+        self._frames: list[Frame] = []
+        self._moves: list[dict] = []
+        self._ledger: list[dict] = []                 # every collected snake with its move
+        self._overrides: dict[tuple[int, int], dict] = {}
+        self._corrections: dict[int, list[tuple[str, str]]] = {}
+        self._active: list[Correction] = []
+        self._finished = False
 
-    for event, table in zip(tables, effective):
-        before = _pile_codes(referee.piles)
+    def view(self, events: Iterable[LogEvent]) -> GameView:
+        events = list(events)
+        known = len(self._seen)
+        new = events[known:]
+        grew_by_tables = (known <= len(events) and not self._finished
+                          and [(e.seq, e.kind) for e in events[:known]] == self._seen
+                          and all(e.kind == "finish" or (e.kind == "table"
+                                                         and not e.data.get("finished"))
+                                  for e in new))
+        if not grew_by_tables:
+            self._reset()
+            self._prepare(events)
+            new = events
+        for event in new:
+            self._seen.append((event.seq, event.kind))
+            if event.kind == "table" and event.seq not in self._undone:
+                self._observe(event)
+        if not grew_by_tables or any(e.kind == "finish" for e in new):
+            self._finish(events)
+        return self._snapshot(events)
+
+    def _prepare(self, events: list) -> None:
+        """Everything that is not a table: which events count, overrides, corrections."""
+        self._undone = undone_events(events)
+        live = [e for e in events if e.seq not in self._undone]
+        for e in live:
+            if e.kind == "override":
+                self._overrides[(int(e.data["target"]), int(e.data.get("index", 0)))] = \
+                    {**e.data, "seq": e.seq}
+            elif e.kind == "correction":
+                self._corrections.setdefault(int(e.data["target"]), []).append(
+                    (e.data["from"], e.data["to"]))
+
+    def _observe(self, event) -> None:
+        observed = event.data.get("table", [])
+        table = copy.deepcopy(observed)
+        previous = self._frames[-1].table if self._frames else None
+        for wrong, right in self._corrections.get(event.seq, []):
+            self._active.append(Correction(wrong, right, previous))
+        for correction in self._active:
+            correction.apply(table)
+        index = len(self._frames)
+        before = _pile_codes(self.referee.piles)
         try:
-            moves = [m.to_json() for m in referee.observe(table, frame=frame_index)]
+            moves = [m.to_json() for m in self.referee.observe(table, frame=index)]
             explained = True
         except ValueError:
             # The referee cannot read this table (a misread code, a card not in the
             # deck): keep it in the log for the record, and go on without it.
             moves, explained = [], False
-        view.frames.append(Frame(frame_index, event.seq, table, event.data.get("table", []),
-                                 bool(event.data.get("desync")) or not explained,
-                                 event.data.get("picture"), event.data.get("frame"), explained))
-        judge(moves, event.seq, frame_index, before)
-        frame_index += 1
+        self._frames.append(Frame(index, event.seq, table, observed,
+                                  bool(event.data.get("desync")) or not explained,
+                                  event.data.get("picture"), event.data.get("frame"), explained))
+        self._judge(moves, event.seq, index, before)
 
-    finish = next((e for e in live if e.kind == "finish"), None)
-    if finish is None and tables and tables[-1].data.get("finished"):
-        finish = tables[-1]
-    if finish is not None and view.frames:
-        view.finished = True
-        before = _pile_codes(referee.piles)
-        judge([m.to_json() for m in referee.finish()], finish.seq, max(frame_index - 1, 0), before)
+    def _judge(self, moves: list[dict], event_seq: int, frame: int, before: dict) -> None:
+        taken = _new_snakes(before, _pile_codes(self.referee.piles))
+        for ordinal, move in enumerate(moves):
+            move = dict(move, frame=frame, seq=event_seq, index=ordinal,
+                        evidence={"before": frame - 1 if frame else None, "after": frame})
+            collector = (move.get("collected") or {}).get("player")
+            _apply_override(move, self._overrides.get((event_seq, ordinal)))
+            if collector and taken:
+                # the snake this move took: the one that landed in the collector's pile
+                entry = next((t for t in taken if t[0] == collector), taken[0])
+                taken.remove(entry)
+                self._ledger.append({"player": move["collected"]["player"], "snake": entry[1],
+                                     "move": move})
+            self._moves.append(move)
+        # snakes the referee handed out outside any collecting move still count
+        self._ledger.extend({"player": p, "snake": s, "move": None} for p, s in taken)
 
-    view.piles = {p: [] for p in players}
-    for entry in ledger:
-        move = entry["move"]
-        if move is not None and move.get("void"):
-            continue
-        view.piles.setdefault(entry["player"], []).append(entry["snake"])
-    if view.piles == _pile_codes(referee.piles):
-        view.scores, view.winners = referee.scores(), referee.winners()
-    else:
-        view.scores = score_piles(view.piles)
-        view.winners = rank_winners(view.scores)
-    view.desync = bool(view.frames and view.frames[-1].desync)
-    view.turn = None if view.finished else referee.next_player
-    view.cards_left = 0 if view.finished else referee.undrawn()
-    return view
+    def _finish(self, events: list) -> None:
+        live = [e for e in events if e.seq not in self._undone]
+        tables = [e for e in live if e.kind == "table"]
+        finish = next((e for e in live if e.kind == "finish"), None)
+        if finish is None and tables and tables[-1].data.get("finished"):
+            finish = tables[-1]
+        if finish is not None and self._frames:
+            self._finished = True
+            before = _pile_codes(self.referee.piles)
+            self._judge([m.to_json() for m in self.referee.finish()], finish.seq,
+                        len(self._frames) - 1, before)
+
+    def _snapshot(self, events: list) -> GameView:
+        view = GameView(players=self.players, frames=list(self._frames), moves=list(self._moves),
+                        finished=self._finished)
+        view.log = [{"seq": e.seq, "kind": e.kind, "data": e.data, "undone": e.seq in self._undone}
+                    for e in events]
+        view.last_seq = max((e.seq for e in events), default=0)
+        view.piles = {p: [] for p in self.players}
+        for entry in self._ledger:
+            if entry["move"] is None or not entry["move"].get("void"):
+                view.piles.setdefault(entry["player"], []).append(entry["snake"])
+        if view.piles == _pile_codes(self.referee.piles):
+            view.scores, view.winners = self.referee.scores(), self.referee.winners()
+        else:
+            view.scores = score_piles(view.piles)
+            view.winners = rank_winners(view.scores)
+        view.desync = bool(view.frames and view.frames[-1].desync)
+        view.turn = None if view.finished else self.referee.next_player
+        view.cards_left = 0 if view.finished else self.referee.undrawn()
+        return view
+
+
+def replay(players: Sequence[str], events: Iterable[LogEvent], deck: Deck | None = None,
+           referee_factory: Callable[..., Any] | None = None) -> GameView:
+    """Replay a game's whole log through a fresh referee and return everything derived from it."""
+    return Replay(players, deck, referee_factory).view(events)
 
 
 def _apply_override(move: dict, override: dict | None) -> None:

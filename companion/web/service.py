@@ -17,7 +17,7 @@ from typing import Callable
 
 from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
-from companion.game.history import GameView, replay
+from companion.game.history import GameView, Replay
 from companion.store.db import Game, Store, StoreError, UnknownGame
 
 from .broadcast import Broadcaster, PictureBuffer
@@ -52,6 +52,7 @@ class GameService:
         self.feed_error: str | None = None
         self._lock = threading.RLock()
         self._views: dict[str, tuple[int, GameView]] = {}
+        self._replays: dict[str, Replay] = {}
         self._feed: TableFeed | None = None
         self._feed_thread: threading.Thread | None = None
         # Where the set-up page's calibration step goes; `calibrate.py` points it at
@@ -70,14 +71,17 @@ class GameService:
         return game
 
     def view(self, game: Game) -> GameView:
+        """The game as its log says now; a new table costs one referee step, not a replay."""
         with self._lock:
-            events = self.store.events(game.id)
-            last = events[-1].seq if events else 0
+            last = self.store.last_seq(game.id)
             cached = self._views.get(game.id)
             if cached and cached[0] == last:
                 return cached[1]
-            view = replay(game.players, events, deck=self.deck)
-            self._views[game.id] = (last, view)
+            replayer = self._replays.get(game.id)
+            if replayer is None:
+                replayer = self._replays[game.id] = Replay(game.players, self.deck)
+            view = replayer.view(self.store.events(game.id))
+            self._views[game.id] = (view.last_seq, view)
             return view
 
     def state_json(self, game: Game, view: GameView | None = None) -> dict:
@@ -192,8 +196,8 @@ class GameService:
             jpeg = draw_table_jpeg(table)
             self.video.put(jpeg)
         picture = self.save_picture(game, jpeg)
-        data = {"table": table, "frame": source_frame, "desync": bool(desync),
-                "picture": picture, "finished": bool(finished)}
+        # the end of the game is its own "finish" event, written by finish() below
+        data = {"table": table, "frame": source_frame, "desync": bool(desync), "picture": picture}
         _, view = self._append(game, "table", data, settled_at=settled_at or time.time())
         if finished:
             view = self.finish(game)
