@@ -66,6 +66,7 @@ class Item:
     complete: bool = False            # a collected (complete) snake near the edge
     z: float = 0.0
     shade: float = 1.0                # brightness of this card's tilt to the light
+    lift: float = 0.0                 # mm above the table (a card in a hand): a softer, farther shadow
 
     def ends(self) -> list[np.ndarray]:
         """Connecting-edge midpoints in the order of the card's colours (contract order)."""
@@ -146,8 +147,9 @@ class Occupancy:
         shape = (int(np.ceil((hi[1] - lo[1]) / cell)) + 1, int(np.ceil((hi[0] - lo[0]) / cell)) + 1)
         self.taken = np.ones(shape, np.uint8)
         cv2.fillPoly(self.taken, [self._px(region)], 0, lineType=cv2.LINE_8, shift=4)
-        # keep one cell of margin inside the picture's edge
-        self.taken = cv2.dilate(self.taken, np.ones((3, 3), np.uint8))
+        # Keep two cells of margin inside the picture's edge: a card is tested by the
+        # cells its shrunk outline covers, so it may reach about a cell beyond them.
+        self.taken = cv2.dilate(self.taken, np.ones((5, 5), np.uint8))
 
     def _px(self, pts: np.ndarray) -> np.ndarray:
         return np.round((np.asarray(pts) - self.origin) / self.cell * 16).astype(np.int32)

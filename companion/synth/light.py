@@ -7,7 +7,6 @@ Look and only drift it a little (`Look.drifted`).  The light field is built at
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -112,11 +111,11 @@ def light_field(look: Look, size: tuple[int, int], hand_mask: np.ndarray | None 
 
 
 def apply_light(img: np.ndarray, look: Look, field_: np.ndarray, gloss: np.ndarray | None) -> np.ndarray:
-    """img float32 BGR 0-255 -> lit float32 (still unclipped)."""
+    """img float32 BGR 0-255 -> lit float32 (still unclipped, never negative)."""
     cast = kelvin_gains(look.kelvin) ** (1.0 - look.white_balance)
-    cast = cast / cast.mean() * 1.0
-    out = img * field_[..., None]
-    out *= cast
+    cast = cast / cast.mean()
+    field_ = np.asarray(field_, np.float32)
+    out = cv2.multiply(np.asarray(img, np.float32), cv2.merge([field_ * float(g) for g in cast]))
     strength, gx, gy, gr = look.glare
     if gloss is not None and strength > 0:
         h, w = img.shape[:2]
@@ -124,13 +123,14 @@ def apply_light(img: np.ndarray, look: Look, field_: np.ndarray, gloss: np.ndarr
         yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
         blob = np.exp(-(((xx + 0.5) / sw - gx) ** 2 + (((yy + 0.5) / sh - gy) * h / w) ** 2) / (gr * gr))
         blob = cv2.resize(blob, (w, h), interpolation=cv2.INTER_LINEAR)
-        out += (blob * gloss * (strength * 230.0))[..., None]
+        sheen = cv2.multiply(blob.astype(np.float32), gloss.astype(np.float32), scale=strength * 230.0)
+        out = cv2.add(out, cv2.merge([sheen, sheen, sheen]))
     return out
 
 
 def apply_sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.ndarray:
     """Blur, noise and 8-bit quantisation: float32 in, uint8 BGR out."""
-    img = np.asarray(img, np.float32)
+    img = cv2.convertScaleAbs(np.asarray(img, np.float32))   # saturating cast; the input is >= 0
     if look.focus_blur > 0.25:
         img = cv2.GaussianBlur(img, (0, 0), look.focus_blur)
     length, angle = look.motion
@@ -143,25 +143,14 @@ def apply_sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.nd
         img = cv2.filter2D(img, -1, kernel / kernel.sum())
     if look.noise_sigma > 0:
         h, w = img.shape[:2]
-        # Per-pixel sensor noise cut from a fixed bank at a random offset (drawing
-        # millions of normals per frame would cost more than the whole render),
-        # plus low-frequency chroma blotches.
-        bank = _noise_bank()
-        n = bank.shape[0]
-        oy, ox = (int(v) for v in rng.integers(0, n, 2))
-        ys = (np.arange(h) + oy) % n
-        xs = (np.arange(w) + ox) % n
-        noise = bank[ys[:, None], xs[None, :]]
-        chroma = cv2.resize(rng.standard_normal((max(2, h // 6), max(2, w // 6), 3)).astype(np.float32),
-                            (w, h), interpolation=cv2.INTER_LINEAR)
-        img = cv2.scaleAdd(noise, float(look.noise_sigma), img)
-        img = cv2.scaleAdd(chroma, float(look.noise_sigma) * 0.4, img)
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
-@lru_cache(maxsize=1)
-def _noise_bank(size: int = 1024) -> np.ndarray:
-    return np.random.default_rng(20261129).standard_normal((size, size, 3)).astype(np.float32)
+        # per-pixel sensor noise (OpenCV's generator, seeded from ours) plus chroma blotches
+        noise = np.empty((h, w, 3), np.int16)
+        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
+        cv2.randn(noise, 0.0, float(look.noise_sigma))
+        chroma = rng.standard_normal((max(2, h // 6), max(2, w // 6), 3)).astype(np.float32) * (look.noise_sigma * 0.4)
+        noise += cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.int16)
+        img = np.clip(cv2.add(img.astype(np.int16), noise), 0, 255).astype(np.uint8)
+    return img
 
 
 def jpeg_round_trip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:

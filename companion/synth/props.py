@@ -26,6 +26,14 @@ class Sprite:
     size_mm: tuple[float, float]
     height_mm: float = 0.3   # how far it stands off the table (drives its shadow)
 
+    def bgra(self) -> np.ndarray:
+        """The sprite as one BGRA uint8 picture (made once: a video warps it every frame)."""
+        cached = getattr(self, "_bgra", None)
+        if cached is None:
+            cached = np.dstack([self.bgr, (self.alpha * 255).astype(np.uint8)])
+            self._bgra = cached
+        return cached
+
 
 def coin(rng: np.random.Generator, ppm: float) -> Sprite:
     d = rng.uniform(17, 28)

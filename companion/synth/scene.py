@@ -119,14 +119,16 @@ class World:
 
 
 def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
-               textures_dir: str | Path | None = None) -> World:
+               textures_dir: str | Path | None = None, card_px: float | None = None) -> World:
+    """Camera, deck printing, table and light of one picture (or one video)."""
     rc = rngs["camera"]
     w, h = size
     hfov = np.radians(rc.uniform(*tier.hfov_deg))
     focal = (w / 2) / math.tan(hfov / 2)
     card_w = float(rc.uniform(*CARD_SHORT_MM))
     aspect = float(rc.uniform(1.0, 1.6))
-    card_px = float(rc.uniform(*tier.card_px))
+    drawn_px = float(rc.uniform(*tier.card_px))
+    card_px = drawn_px if card_px is None else float(card_px)
     tilt = float(rc.uniform(*tier.tilt_deg))
     distance = focal * card_w / card_px
     cam = Camera(size, focal, tilt, float(rc.uniform(*tier.roll_deg)), distance, float(rc.uniform(*tier.k1)),
@@ -188,9 +190,15 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
                       [pose.right[1] * pose.w / sh_w, pose.up[1] * pose.h / sh_h, 0], [0, 0, 1.0]])
         A[:2, 2] = tl + A[:2, :2] @ np.array([0.5, 0.5])
         M = cam.H @ A
-        quad = cam.to_undistorted(pose.corners())
-        height = item.sprite.height_mm if item.sprite is not None else 0.3
-        scale = cam.scale_at(tuple(pose.centre))
+        src, M = _in_front(src, M)
+        if src is None:
+            continue
+        sh_h, sh_w = src.shape[:2]
+        corners_px = np.array([[-0.5, -0.5], [sh_w - 0.5, -0.5], [sh_w - 0.5, sh_h - 0.5], [-0.5, sh_h - 0.5]])
+        quad = cv2.perspectiveTransform(corners_px.reshape(-1, 1, 2), M).reshape(-1, 2)
+        height = (item.sprite.height_mm if item.sprite is not None else 0.3) + item.lift
+        middle = np.linalg.inv(cam.H) @ (M @ np.array([sh_w / 2, sh_h / 2, 1.0]))
+        scale = cam.scale_at((middle[0] / middle[2], middle[1] / middle[2]))
         sigma = 0.6 + height * scale * 0.12
         offset = light_dir * (0.5 + height * scale * 0.25)
         margin = int(abs(offset).max() + 3 * sigma + 2)
@@ -205,8 +213,7 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
         a = warped[..., 3].astype(np.float32) * (1 / 255.0)
         roi = canvas[cy0:cy1, cx0:cx1]
         # its shadow first: offset away from the light, softer the higher it stands
-        shifted = cv2.warpAffine(a, np.float32([[1, 0, offset[0]], [0, 1, offset[1]]]), (a.shape[1], a.shape[0]))
-        shadow = cv2.GaussianBlur(shifted, (0, 0), sigma)
+        shadow = _soft_shadow(a, offset, sigma)
         depth = 0.35 if height < 1 else 0.5
         roi *= (1.0 - depth * shadow)[..., None]
         colour = warped[..., :3].astype(np.float32)
@@ -244,14 +251,55 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
     return Frame(img, label, data, vis)
 
 
+NEAREST_DEPTH = 0.1   # of the camera's distance to the table centre: nearer is far outside the picture
+
+
+def _in_front(src: np.ndarray, M: np.ndarray):
+    """Crop a long sprite (an arm) to the part well in front of the camera.
+
+    Table points near or behind the camera's foot project to infinity or wrap
+    round; the depth of a sprite pixel is linear in (u, v), so the part to keep
+    is a band of rows.  Returns (None, None) when nothing is in front.
+    """
+    h, w = src.shape[:2]
+    a, b, c = M[2]
+    depth = lambda u, v: a * u + b * v + c  # noqa: E731
+    if min(depth(u, v) for u in (0, w) for v in (0, h)) >= NEAREST_DEPTH:
+        return src, M
+    if abs(b) < 1e-12:
+        return (src, M) if min(depth(0, 0), depth(w, 0)) >= NEAREST_DEPTH else (None, None)
+    bounds = [(NEAREST_DEPTH - a * u - c) / b for u in (0, w)]
+    if b > 0:
+        v0 = int(np.ceil(max(bounds)))
+        if v0 >= h - 1:
+            return None, None
+        T = np.array([[1, 0, 0], [0, 1, max(0, v0)], [0, 0, 1.0]])
+        return src[max(0, v0):], M @ T
+    v1 = int(np.floor(min(bounds)))
+    if v1 <= 1:
+        return None, None
+    return src[:min(h, v1)], M
+
+
+def _soft_shadow(alpha: np.ndarray, offset: np.ndarray, sigma: float) -> np.ndarray:
+    """The item's coverage shifted away from the light and blurred; wide blurs at 1/4 size."""
+    h, w = alpha.shape
+    if sigma < 3 or min(h, w) < 16:
+        M = np.float32([[1, 0, offset[0]], [0, 1, offset[1]]])
+        return cv2.GaussianBlur(cv2.warpAffine(alpha, M, (w, h)), (0, 0), sigma)
+    f = 0.25
+    small = cv2.resize(alpha, (max(1, int(w * f)), max(1, int(h * f))), interpolation=cv2.INTER_AREA)
+    M = np.float32([[1, 0, offset[0] * f], [0, 1, offset[1] * f]])
+    small = cv2.GaussianBlur(cv2.warpAffine(small, M, (small.shape[1], small.shape[0])), (0, 0), sigma * f)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
 def _source(world: World, item: Item) -> tuple[np.ndarray, float | None]:
     """The BGRA picture to warp for an item, and its gloss (None = the deck's)."""
     if item.what in ("card", "back"):
         px = world.camera.scale_at(tuple(item.pose.centre)) * item.pose.w * 1.15
         return world.faces.get(item.card, px), None
-    sp = item.sprite
-    a = (sp.alpha * 255).astype(np.uint8)
-    return np.dstack([sp.bgr, a]), (GLOSS_FOREIGN if item.what == "unknown" else 0.25)
+    return item.sprite.bgra(), (GLOSS_FOREIGN if item.what == "unknown" else 0.25)
 
 
 # --------------------------------------------------------------------------- truth

@@ -1,0 +1,95 @@
+"""Filmed games: the judge accepts every record, truth agrees with the judge, frames match the table."""
+import json
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.game.cards import Card, Kind
+from companion.game.chains import canonical
+from companion.game.referee import judge_record
+from companion.synth.game import render_game
+
+TINY = (256, 144)
+
+
+def _verdicts(moves):
+    # a middle may be named from either end (M-red-blue is M-blue-red): compare the card itself
+    def card(code):
+        return Card.parse(code).identity(("red", "orange", "yellow", "green", "blue", "purple")).code if code else None
+    return [(m["frame"], m["player"], card(m["card"]), m["action"], m["legal"], m["code"], m["collected"])
+            for m in moves]
+
+
+def _table_of(truth: dict):
+    """The chains of an analyze-format truth, as canonical card tuples."""
+    cards = truth["cards"]
+
+    def card(c):
+        kind = Kind(c["kind"])
+        return Card(kind, tuple(c["colours"]))
+    return Counter(canonical([card(cards[k]) for k in s["cards"]]) for s in truth["snakes"])
+
+
+@pytest.mark.parametrize("players,seed,illegal", [(2, 3, 0.0), (4, 8, 0.3)])
+def test_whole_game_is_accepted_by_the_judge_and_truth_agrees(tmp_path, players, seed, illegal):
+    path = render_game(tmp_path, players, seed, tier="medium", fps=1, size=TINY, illegal_rate=illegal, video=False)
+    truth = json.loads(path.read_text())
+    judged = judge_record(truth["record"])
+    assert judged["scores"] == truth["scores"]
+    assert judged["winners"] == truth["winners"]
+    assert _verdicts(judged["moves"]) == _verdicts(truth["moves"])
+    if illegal:
+        assert any(not m["legal"] for m in truth["moves"])
+
+
+def test_settled_frames_show_the_record_table_and_moves_point_at_them(tmp_path):
+    path = render_game(tmp_path, 3, 5, fps=2, size=TINY, max_frames=12)
+    truth = json.loads(path.read_text())
+    frames = truth["frames"]
+    files = sorted(p.name for p in tmp_path.glob("frame_*.jpg"))
+    assert files == [f["file"] for f in frames]
+    assert len(truth["record_frames"]) == 12 == len(truth["record"]["frames"])
+    assert truth["record"]["finished"] is False
+    for f in frames:
+        if f["record_frame"] is None:
+            continue
+        table = truth["record"]["frames"][f["record_frame"]]["table"]
+        want = Counter(canonical([Card.parse(c) for c in chain]) for chain in table)
+        assert _table_of(f["truth"]) == want
+    for m in truth["moves"]:
+        assert frames[m["video_frame"]]["record_frame"] == m["frame"]
+        assert m["video_start"] <= m["video_frame"]
+    # a hand comes in for every change: some frames between settled stretches are not settled
+    assert sum(f["record_frame"] is None for f in frames) >= 11
+    # the video has every frame and reads back
+    cap = cv2.VideoCapture(str(tmp_path / truth["video"]))
+    n = 0
+    while cap.read()[0]:
+        n += 1
+    assert n == len(frames)
+
+
+def test_same_seed_same_film(tmp_path):
+    a = render_game(tmp_path / "a", 2, 4, fps=1, size=TINY, max_frames=4, video=False)
+    b = render_game(tmp_path / "b", 2, 4, fps=1, size=TINY, max_frames=4, video=False)
+    assert a.read_text() == b.read_text()
+    for fa in sorted((tmp_path / "a").glob("frame_*.jpg")):
+        assert fa.read_bytes() == (tmp_path / "b" / fa.name).read_bytes()
+
+
+def test_settled_truth_lies_inside_the_picture(tmp_path):
+    path = render_game(tmp_path, 3, 2, tier="hard", fps=1, size=(320, 180), video=False)
+    truth = json.loads(path.read_text())
+    w, h = truth["size"]
+    for f in truth["frames"]:
+        for c in (f["truth"] or {}).get("cards", []):
+            q = np.array(c["corners"])
+            assert (q[:, 0] > -1).all() and (q[:, 0] < w + 1).all() and (q[:, 1] > -1).all() and (q[:, 1] < h + 1).all()
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path, capsys):
+    from companion.cli import main
+    assert main(["synth", "game", "--out", str(tmp_path), "--players", "7"]) == 2
+    assert "error: players must be 2-5" in capsys.readouterr().err
