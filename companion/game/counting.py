@@ -114,6 +114,14 @@ class Collection:
     cards: int
 
 
+def _may_touch(card: Card, colours: set) -> bool:
+    """A cheap necessary condition for laying `card` at one of these open ends (None: a joker's
+    end, any colour); only what passes is put to the rules."""
+    if None in colours or card.kind in (Kind.RAINBOW_HEAD, Kind.RAINBOW_TAIL):
+        return True
+    return bool(colours.intersection(card.colours))
+
+
 def collections(table: Sequence[Sequence[Card]], available: Iterable[Card]) -> list[Collection]:
     """Every (card identity, chain or chain pair) that one draw could collect at once."""
     table = as_table(table)
@@ -121,22 +129,23 @@ def collections(table: Sequence[Sequence[Card]], available: Iterable[Card]) -> l
     ends = [c for c in available if c.kind.is_end_piece]
     middles = [c for c in available if c.kind is Kind.MIDDLE]
     keys = [canonical(chain) for chain in table]
-    open_ = [bool(open_ends(chain)) for chain in table]
+    colours = [{end.colour for end in open_ends(chain)} for chain in table]
+    # One card adds one head or tail: a chain (or pair) without either cannot be finished.
+    heads = [i for i, k in enumerate(keys) if colours[i] and _has(k, lambda k: k.is_head)]
+    tails = [i for i, k in enumerate(keys) if colours[i] and _has(k, lambda k: k.is_tail)]
     found: list[Collection] = []
-    for i, key in enumerate(keys):
-        for card in ends if open_[i] else ():
-            if _completes((key,), card):
-                found.append(Collection(card, (i,), len(key) + 1))
-    if middles:
-        heads = [i for i, k in enumerate(keys) if open_[i] and _has(k, lambda k: k.is_head)]
-        tails = [i for i, k in enumerate(keys) if open_[i] and _has(k, lambda k: k.is_tail)]
-        for i in heads:
-            for j in tails:
-                if i == j:
-                    continue
-                for card in middles:
-                    if _completes((keys[i], keys[j]), card):
-                        found.append(Collection(card, (i, j), len(keys[i]) + len(keys[j]) + 1))
+    for i in sorted(heads + tails):
+        for card in ends:
+            if _may_touch(card, colours[i]) and _completes((keys[i],), card):
+                found.append(Collection(card, (i,), len(keys[i]) + 1))
+    for i in heads:
+        for j in tails:
+            if i == j:
+                continue
+            for card in middles:
+                if (_may_touch(card, colours[i]) and _may_touch(card, colours[j])
+                        and _completes((keys[i], keys[j]), card)):
+                    found.append(Collection(card, (i, j), len(keys[i]) + len(keys[j]) + 1))
     return found
 
 
