@@ -54,6 +54,61 @@ def _advise(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
+@command("analyze", "find, recognise and assemble every card in photos of the table")
+def _analyze(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of them")
+    p.add_argument("--profile", metavar="FILE", help="calibration profile (companion calibrate)")
+    p.add_argument("--json", action="store_true", help="one JSON object per image (JSON Lines)")
+    p.add_argument("--annotate", metavar="DIR", help="write each image with the analysis drawn on it")
+
+    def run(args):
+        from companion.vision.cli import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
+@command("train", "rebuild the recognition models in models/ from rendered data")
+def _train(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=1, help="seed of the training renders (default 1)")
+    p.add_argument("--out", metavar="DIR", default=None, help="where to write the models (default models/)")
+    p.add_argument("--scenes", type=int, default=None, help="number of rendered training scenes")
+
+    def run(args):
+        from companion.vision.train import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
+@command("bench", "measure analysis accuracy and speed on held-out renders")
+def _bench(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--count", type=int, default=60, help="scenes per tier (default 60)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the held-out renders (default 1)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--advisor", action="store_true",
+                   help="instead: the move advisor's win rate in simulated games (companion advise)")
+    # --games is shared: with --advisor, games to simulate; alone, follow rendered games with `track`
+    p.add_argument("--games", type=int, nargs="?", const=-1, default=None, metavar="N",
+                   help="--advisor: games to play (default 200); without --advisor: follow N rendered "
+                        "hard-tier games with `track` (default --count, else 4)")
+    p.add_argument("--oracle", action="store_true",
+                   help="--games: read frames with the renderer's truth (measures the tracker alone)")
+    p.add_argument("--players", type=int, default=3, help="--advisor: players per game (default 3)")
+    p.add_argument("--opponents", choices=("random", "greedy"), default="random",
+                   help="--advisor: how the other players play (default random legal placements)")
+
+    def run(args):
+        if args.advisor:
+            from companion.bench.advisor import main as advisor_main
+            args.games = 200 if args.games in (None, -1) else args.games
+            return advisor_main(args)
+        if args.games is not None:
+            from companion.bench.games import main as games_main
+            return games_main(args)
+        from companion.bench.run import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
 @command("synth", "render table photos, whole games and samples with known truth")
 def _synth(p: argparse.ArgumentParser) -> None:
     from companion.synth.cli import add_arguments

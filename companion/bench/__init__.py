@@ -1,0 +1,1 @@
+"""Measuring the companion on generated data of known truth (`companion bench`)."""

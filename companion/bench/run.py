@@ -1,0 +1,147 @@
+"""`companion bench`: accuracy, speed and memory of `analyze` on held-out renders.
+
+Scenes are rendered in the held-out art style from bench seeds, which no
+training run ever renders (`companion.vision.seeds`); each goes through the
+real path (JPEG bytes decoded, analysed by one `Analyzer` with its models
+loaded once) and is scored against its truth.  Speed is measured single-
+threaded at 1280x720 and 1920x1080; memory as the peak RSS of a separate
+`companion analyze` process reading a 4K photo.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+TIERS = ("easy", "medium", "hard")
+SPEED_SIZES = ((1280, 720), (1920, 1080))
+
+
+def _single_thread():
+    import cv2
+    cv2.setNumThreads(1)
+    try:
+        from threadpoolctl import threadpool_limits
+        return threadpool_limits(1)
+    except ImportError:  # pragma: no cover - sklearn brings threadpoolctl
+        return None
+
+
+def bench_tables(analyzer, count: int, seed: int, tiers=TIERS, progress=None) -> dict:
+    """Per tier: the accuracy figures over `count` held-out scenes."""
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.imageio import decode_image
+    from companion.vision.seeds import scene_seed
+
+    from .metrics import Score, score_table
+
+    out = {}
+    for t, tier in enumerate(tiers):
+        total = Score()
+        sizes: dict[str, int] = {}
+        for i in range(count):
+            scene = render_scene(scene_seed("bench", seed, t * 1_000_000 + i), tier=tier, style=HELD_OUT_STYLE)
+            loaded = decode_image(scene.jpeg, scene.truth["image"]["path"])
+            found = analyzer.analyze(loaded.pixels, loaded.path, (loaded.width, loaded.height))
+            total.add(score_table(scene.truth, found))
+            key = f"{loaded.width}x{loaded.height}"
+            sizes[key] = sizes.get(key, 0) + 1
+        out[tier] = {"scenes": count, "cards": total.truth_cards, "resolutions": sizes, **total.rates()}
+        if progress:
+            progress(f"{tier}: {out[tier]}")
+    return out
+
+
+def bench_speed(analyzer, seed: int, frames: int = 20) -> dict:
+    """Milliseconds per frame (median, p95) for each size, one thread, models already loaded."""
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.seeds import scene_seed
+
+    out = {}
+    for k, (w, h) in enumerate(SPEED_SIZES):
+        images = [render_scene(scene_seed("bench", seed, 9_000_000 + k * 1000 + i), tier="medium",
+                               style=HELD_OUT_STYLE, size=(w, h)).image for i in range(frames)]
+        analyzer.analyze(images[0])  # first call pays one-time set-up (OpenCV, sklearn)
+        times = []
+        for image in images:
+            t0 = time.perf_counter()
+            analyzer.analyze(image)
+            times.append((time.perf_counter() - t0) * 1000.0)
+        out[f"{w}x{h}"] = {"frames": frames, "ms_median": round(float(np.median(times)), 1),
+                           "ms_p95": round(float(np.percentile(times, 95)), 1)}
+    return out
+
+
+def bench_memory(seed: int) -> dict:
+    """Peak RSS (MB) of `companion analyze` on one 4K photo, in its own process."""
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.seeds import scene_seed
+
+    scene = render_scene(scene_seed("bench", seed, 9_500_000), tier="hard", style=HELD_OUT_STYLE, size=(3840, 2160))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "table_4k.jpg"
+        path.write_bytes(scene.jpeg)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "companion", "analyze", "--json", str(path)],
+                              capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"image": "3840x2160", "exit": proc.returncode,
+            "peak_rss_mb": round(max(peak, before) / 1024.0, 1),
+            "seconds_with_start_up": round(seconds, 2)}
+
+
+def main(args) -> int:
+    from companion.vision.analyze import Analyzer
+
+    if args.count < 1:
+        raise ValueError("--count must be at least 1")
+    limits = _single_thread()
+    t0 = time.perf_counter()
+    analyzer = Analyzer()
+    load_ms = (time.perf_counter() - t0) * 1000.0
+    say = (lambda m: print(m, file=sys.stderr)) if args.json else None
+    report = {
+        "seed": args.seed,
+        "model_load_ms": round(load_ms, 1),
+        "tiers": bench_tables(analyzer, args.count, args.seed, progress=say),
+        "speed": bench_speed(analyzer, args.seed),
+        "memory": bench_memory(args.seed),
+    }
+    del limits
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def format_report(report: dict) -> str:
+    def pct(v):
+        return "  n/a" if v is None else f"{100 * v:5.1f}%"
+    lines = [f"held-out renders, seed {report['seed']}; models loaded once in {report['model_load_ms']} ms",
+             "tier    scenes cards recall precision  kind  colour  chains  table-exact"]
+    for tier, r in report["tiers"].items():
+        lines.append(f"{tier:<7} {r['scenes']:>6} {r['cards']:>5} {pct(r['recall'])} {pct(r['precision'])}   "
+                     f"{pct(r['kind_accuracy'])} {pct(r['end_colour_accuracy'])} {pct(r['chain_accuracy'])}  "
+                     f"{pct(r['table_exact'])}")
+    for size, s in report["speed"].items():
+        lines.append(f"speed {size}: median {s['ms_median']} ms, p95 {s['ms_p95']} ms per frame (1 thread)")
+    m = report["memory"]
+    lines.append(f"memory: peak RSS {m['peak_rss_mb']} MB analysing a {m['image']} photo (exit {m['exit']})")
+    return "\n".join(lines)

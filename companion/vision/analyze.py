@@ -1,0 +1,83 @@
+"""One picture in, the table out: the `Analyzer` the commands and the tracker call.
+
+Models are loaded once when the Analyzer is made; `analyze(image)` then runs
+find -> recognise -> assemble and returns the contract's JSON object.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from companion.game.cards import Card, Kind
+
+from .assemble import Snake, TableCard, assemble
+from .find import find_cards
+from .profile import Profile, load_profile
+from .recognise import CardReading, Recogniser
+
+_KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
+         "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
+
+
+class Analyzer:
+    def __init__(self, profile: Profile | str | Path | None = None,
+                 models_dir: str | Path | None = None):
+        self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
+        self.recogniser = Recogniser.load(models_dir)
+
+    def read(self, image: np.ndarray) -> list[CardReading]:
+        """Found and recognised cards, in reading order (top to bottom, left to right)."""
+        outlines = find_cards(image, self.profile)
+        readings = self.recogniser.recognise(image, outlines)
+        short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
+        band = max(1.0, short)
+        readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
+        return readings
+
+    def analyze(self, image: np.ndarray, path: str | None = None,
+                size: tuple[int, int] | None = None) -> dict:
+        """The contract's JSON object for one image.
+
+        `size` is the (width, height) the coordinates must refer to, when the
+        pixels were decoded smaller than the file (gigantic images).
+        """
+        h, w = image.shape[:2]
+        width, height = size or (w, h)
+        scale = width / w
+        readings = self.read(image)
+        snakes, problems = assemble_readings(readings)
+        cards = []
+        for i, r in enumerate(readings):
+            cards.append({
+                "id": i,
+                "kind": r.kind,
+                "colours": list(r.colours),
+                "ends": [[round(x * scale, 1), round(y * scale, 1)] for x, y in r.ends],
+                "corners": [[round(float(x) * scale, 1), round(float(y) * scale, 1)]
+                            for x, y in r.outline.corners],
+                "confidence": r.confidence,
+            })
+        return {
+            "image": {"path": path, "width": int(width), "height": int(height)},
+            "cards": cards,
+            "snakes": [{"cards": list(s.cards), "complete": s.complete} for s in snakes],
+            "problems": problems,
+        }
+
+
+def table_cards(readings: list[CardReading]) -> list[TableCard]:
+    out = []
+    for i, r in enumerate(readings):
+        kind = _KIND.get(r.kind)
+        if kind is None:
+            continue
+        card = Card(kind, tuple(r.colours) if kind in (Kind.HEAD, Kind.TAIL, Kind.MIDDLE) else ())
+        c = r.outline.centre
+        out.append(TableCard(i, card, tuple((float(x), float(y)) for x, y in r.ends),
+                             (float(c[0]), float(c[1])), r.outline.short_side))
+    return out
+
+
+def assemble_readings(readings: list[CardReading]) -> tuple[list[Snake], list[dict]]:
+    return assemble(table_cards(readings))
