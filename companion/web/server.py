@@ -20,6 +20,7 @@ from companion.game.deck import PROJECT_ROOT
 
 from .app import create_app, open_service
 from .feed import FeedUnavailable, RecordFeed, open_feed
+from .service import PhotoReader
 
 SAMPLE_RECORD = PROJECT_ROOT / "sample_images" / "sample_game.json"
 DEFAULT_PORT = 8000
@@ -70,6 +71,7 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
     service = open_service(data_dir or default_data_dir())
     app = create_app(service, pin=pin)
     app.config.update(FEED_PACE=pace, PROFILE=profile)
+    service.read_photo = PhotoReader(profile)
     current = service.store.current_game()
 
     def feed_for(game_source: str, game_players):

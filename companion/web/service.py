@@ -59,6 +59,7 @@ class GameService:
         # the real `companion calibrate` when that is installed.
         from .calibrate import calibrate_from_photos
         self.calibrate: Callable = calibrate_from_photos
+        self.read_photo: Callable = PhotoReader()
 
     # -- reading
 
@@ -331,8 +332,7 @@ class GameService:
         from companion.vision.imageio import decode_image
         image = decode_image(data, filename or "upload")
         if table is None:
-            reader = read_table or read_table_from_photo
-            table = reader(image.pixels)
+            table = (read_table or self.read_photo)(image.pixels)
         jpeg = encode_jpeg(_shrink(image.pixels))
         self.video.put(jpeg)
         return self.observe(game, table, jpeg=jpeg, settled_at=time.time())
@@ -346,14 +346,22 @@ def _shrink(pixels, max_width: int = 1280):
     return cv2.resize(pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
 
 
-def read_table_from_photo(pixels) -> list[list[str]]:
-    """The table in a photo, by the vision pipeline (issue 4) when it is installed."""
-    try:
-        from companion.vision.pipeline import read_table  # the recogniser's entry point
-    except ImportError:
-        raise ActionError("reading photos is not available in this build: "
-                          "type the table's cards with the photo") from None
-    return read_table(pixels)
+class PhotoReader:
+    """A phone photo to a table, by the vision pipeline; its models load on first use."""
+
+    def __init__(self, profile: str | None = None):
+        self.profile = profile
+        self._analyzer = None
+
+    def __call__(self, pixels) -> list[list[str]]:
+        try:
+            from companion.vision.analyze import Analyzer, assemble_readings
+            if self._analyzer is None:
+                self._analyzer = Analyzer(self.profile)
+            snakes, _ = assemble_readings(self._analyzer.read(pixels))
+        except (ImportError, ValueError, OSError) as exc:
+            raise ActionError(f"cannot read the photo ({exc}); send the table's cards with it") from None
+        return [[card.code for card in snake.chain] for snake in snakes]
 
 
 def explain_winners(scores: dict, winners: list) -> dict | None:

@@ -192,3 +192,28 @@ def test_uploads_to_an_unknown_game_are_404(client, game):
 def test_games_list(client, game):
     g = game(1)
     assert client.get("/api/games").get_json()["games"][0]["game"] == g.id
+
+
+def test_a_photo_without_a_typed_table_is_read_by_the_recogniser(client, service, game):
+    game(1)
+    seen = []
+
+    def reader(pixels):
+        seen.append(pixels.shape)
+        return [["M-blue-green", "M-green-yellow"]]
+    service.read_photo = reader
+    assert upload(client, png_bytes(80, 60)).status_code == 201
+    assert seen == [(60, 80, 3)]
+    assert client.get("/api/moves").get_json()["moves"][-1]["card"] == "M-green-yellow"
+
+
+def test_a_photo_the_recogniser_cannot_read_says_so(client, service, game):
+    from companion.web.service import ActionError
+    game(1)
+
+    def reader(pixels):
+        raise ActionError("cannot read the photo (no trained models); send the table's cards with it")
+    service.read_photo = reader
+    response = upload(client, png_bytes())
+    assert response.status_code == 400 and "send the table" in response.get_json()["error"]
+    assert client.get("/api/state").get_json()["moves"] == 0

@@ -12,9 +12,9 @@ from pathlib import Path
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template, request,
                    session, url_for)
 
-from ..feed import FeedUnavailable, open_feed
+from ..feed import open_feed
 from ..security import check_csrf, referee_required
-from ..service import ActionError
+from ..service import ActionError, PhotoReader
 from . import selected_game, service
 from .api import _boolean
 
@@ -66,7 +66,7 @@ def new_game():
     try:
         feed = open_feed(source, pace=current_app.config.get("FEED_PACE", 4.0), players=players,
                          profile=current_app.config.get("PROFILE"))
-    except FeedUnavailable as exc:
+    except ValueError as exc:   # FeedUnavailable, a missing model, a bad camera spec...
         raise ActionError(str(exc)) from None
     service().new_game(players, source, feed)
     return redirect(url_for("pages.live"))
@@ -86,7 +86,8 @@ def calibrate():
         paths.append(path)
     out = service().evidence_dir.parent / "profile.json"
     result = service().calibrate(paths, out)
-    current_app.config["PROFILE"] = str(result.profile)   # new games use it
+    current_app.config["PROFILE"] = str(result.profile)   # new games and photos use it
+    service().read_photo = PhotoReader(str(result.profile))
     return render_template("setup.html", page="setup", calibration=result,
                            **_setup_context())
 

@@ -1,0 +1,106 @@
+"""The live loop: a TableFeed's events become stored tables, pictures and the desync flag."""
+import threading
+import time
+
+import pytest
+
+from companion.web.feed import FeedEvent, FeedUnavailable, RecordFeed, TableFeed, UploadFeed, open_feed
+
+
+class ScriptedFeed:
+    """A feed that plays a fixed list of events, as the tracker would."""
+
+    def __init__(self, events):
+        self.script = events
+        self.start_after = None
+        self.closed = threading.Event()
+
+    def events(self, start_after=-1):
+        self.start_after = start_after
+        for event in self.script:
+            if event.index > start_after and not self.closed.is_set():
+                yield event
+
+    def close(self):
+        self.closed.set()
+
+
+def wait(predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_the_feed_loop_stores_tables_shows_pictures_and_flags_desync(service):
+    script = [FeedEvent(10, table=[["M-red-blue"]], jpeg=b"\xff\xd8a\xff\xd9"),
+              FeedEvent(11, jpeg=b"\xff\xd8b\xff\xd9", desync=True),
+              FeedEvent(12, table=[["M-red-blue", "M-blue-green"]]),
+              FeedEvent(13, table=[["M-red-blue", "M-blue-green", "T-green"]], finished=True)]
+    feed = ScriptedFeed(script)
+    assert isinstance(feed, TableFeed)
+    desync_seen = []
+    q = service.bus.subscribe()
+    game = service.new_game(["Ann", "Ben"], "test", feed)
+    wait(lambda: service.store.game(game.id).finished_at is not None)
+    while not q.empty():
+        message = q.get()
+        desync_seen.append('"desync": true' in message)
+    view = service.view(service.store.game(game.id))
+    assert [f.source_frame for f in view.frames] == [10, 12, 13]
+    assert [m["card"] for m in view.moves if m["card"]] == ["M-blue-green", "T-green"]
+    assert view.finished and any(desync_seen)
+    # the table settled after a picture-only event keeps that camera picture as its evidence
+    evidence = service.evidence_dir / game.id / view.frames[1].picture
+    assert evidence.read_bytes() == b"\xff\xd8b\xff\xd9"
+    assert service.video.latest()[1].startswith(b"\xff\xd8")
+
+
+def test_a_resumed_feed_starts_after_the_last_stored_frame(service):
+    game = service.new_game(["Ann", "Ben"], "test")
+    service.observe(game, [["M-red-blue"]], source_frame=4)
+    service.observe(game, [["M-red-blue", "M-blue-green"]], source_frame=9)
+    feed = ScriptedFeed([FeedEvent(9, table=[["M-red-blue", "M-blue-green"]]),
+                         FeedEvent(10, table=[["M-red-blue", "M-blue-green", "T-green"]])])
+    service.start_feed(game, feed)
+    wait(lambda: len(service.view(service.store.game(game.id)).frames) == 3)
+    assert feed.start_after == 9
+
+
+def test_a_table_the_deck_cannot_hold_is_a_desync_not_the_end_of_the_feed(service):
+    feed = ScriptedFeed([FeedEvent(0, table=[["M-red-blue"]]),
+                         FeedEvent(1, table=[["M-red-blue", "M-pink-blue"]]),
+                         FeedEvent(2, table=[["M-red-blue", "M-blue-green"]])])
+    game = service.new_game(["Ann", "Ben"], "test", feed)
+    wait(lambda: len(service.view(service.store.game(game.id)).frames) == 2
+         and not service.tracker_desync)
+    assert service.feed_error is None
+
+
+def test_record_feed_replays_at_its_pace_and_stops_when_closed(sample_record):
+    feed = RecordFeed(sample_record, pace=0.01, first_delay=0)
+    events = list(feed.events())
+    assert [e.table for e in events] == [f["table"] for f in sample_record["frames"]]
+    assert all(e.jpeg[:2] == b"\xff\xd8" for e in events)
+    resumed = list(RecordFeed(sample_record, pace=0.0).events(start_after=10))
+    assert resumed[0].table is None and [e.index for e in resumed] == [10, 11, 12]
+    slow = RecordFeed(sample_record, pace=30)
+    started = time.monotonic()
+    threading.Timer(0.1, slow.close).start()
+    assert list(slow.events()) == [] and time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("record, message", [({}, "frames"), ({"frames": [{"x": 1}]}, "table")])
+def test_record_feed_refuses_bad_records(record, message):
+    with pytest.raises(FeedUnavailable, match=message):
+        RecordFeed(record)
+
+
+def test_open_feed_by_source(tmp_path, sample_record):
+    import json
+    assert isinstance(open_feed("upload"), UploadFeed) and list(open_feed("").events()) == []
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(sample_record))
+    assert isinstance(open_feed(str(path)), RecordFeed)
+    with pytest.raises(FeedUnavailable, match="cannot read game record"):
+        open_feed(str(tmp_path / "missing.json"))
