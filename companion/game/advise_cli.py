@@ -147,6 +147,8 @@ def format_outlook(view: Outlook, lang: str) -> str:
         lines.append(f"  {d.card.code:<16} ({d.copies} left, {_percent(d.chance)}): "
                      f"{d.best.placement.describe(view.table)}"
                      + (f", collects {d.best.gain}" if d.best.gain else ""))
+    if view.hints:
+        lines += [""] + [h.text(lang) for h in view.hints]
     return "\n".join(lines)
 
 

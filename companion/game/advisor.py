@@ -23,7 +23,7 @@ from .cards import Card
 from .chains import Chain, describe_chain
 from .counting import DrawPile, GiveAway, SnakeOutlook, give_away, snake_outlooks
 from .deck import Deck
-from .hints import DEFAULT_LANGUAGE, Hint
+from .hints import DEFAULT_LANGUAGE, Hint, badge, cards_left
 from .rules import Placement, Table, as_table, legal_placements
 
 
@@ -167,13 +167,22 @@ class Outlook:
     snakes: list[SnakeOutlook]
     next_collects: GiveAway             # the next draw, whoever makes it, collects something
     next_draws: list[NextDraw]
+    hints: list[Hint] = field(default_factory=list)
 
     def to_json(self, lang: str = DEFAULT_LANGUAGE) -> dict:
-        from .hints import badge
         return {"draw_pile": self.pile.to_json(),
                 "snakes": [dict(s.to_json(), badge=badge(s.cards_left, lang)) for s in self.snakes],
                 "next_draw_collects": self.next_collects.to_json(),
-                "next_draws": [d.to_json(self.table, lang) for d in self.next_draws]}
+                "next_draws": [d.to_json(self.table, lang) for d in self.next_draws],
+                "hints": [h.to_json(lang) for h in self.hints]}
+
+
+def outlook_hints(draws: Sequence[NextDraw]) -> list[Hint]:
+    """"Whoever draws the blue tail finishes a snake!": one per card left that collects,
+    the biggest snakes first (joins are the tip players are told to look for)."""
+    collecting = sorted((d for d in draws if d.best.gain), key=lambda d: (-d.best.gain, d.card))
+    return [Hint("hope_join" if d.best.placement.action == "join" else "hope_complete",
+                 {"card": d.card.code, "cards": d.best.gain}) for d in collecting]
 
 
 def outlook(table: Sequence[Sequence[Card]], deck: Deck, remaining: Mapping[Card, int]) -> Outlook:
@@ -187,7 +196,37 @@ def outlook(table: Sequence[Sequence[Card]], deck: Deck, remaining: Mapping[Card
         ranked = rank_placements(table, card, after)
         draws.append(NextDraw(card, n, pile.chance([card]), ranked[0], len(ranked)))
     draws.sort(key=lambda d: (-d.best.gain, -d.chance, d.card))
-    return Outlook(table, pile, snake_outlooks(table, pile.counts), give_away(table, pile.counts), draws)
+    return Outlook(table, pile, snake_outlooks(table, pile.counts), give_away(table, pile.counts),
+                   draws, outlook_hints(draws))
+
+
+# --- for the dashboard -------------------------------------------------------------
+
+def snake_badges(table: Sequence[Sequence[Card]], remaining: Mapping[Card, int],
+                 lang: str = DEFAULT_LANGUAGE) -> list[dict]:
+    """Per chain (in the table's order): {"chain", "cards_left", "text"} for the
+    "can be completed by N cards left" badge; cheap enough for every table change."""
+    return [{"chain": s.index, "cards_left": s.cards_left, "text": badge(s.cards_left, lang)}
+            for s in snake_outlooks(table, remaining)]
+
+
+def hint_panel(table: Sequence[Sequence[Card]], deck: Deck, remaining: Mapping[Card, int],
+               lang: str = DEFAULT_LANGUAGE, card: Card | None = None) -> dict:
+    """What the optional hint panel shows: cards left, the badges, and the hints, worded.
+
+    `remaining` is the draw pile (see `counting.remaining_cards`); with `card` (the card
+    just drawn, already taken out of `remaining`) the hints are about where to lay it.
+    """
+    pile = DrawPile.of(deck, remaining)
+    if card is not None:
+        advice = advise(table, card, deck, remaining)
+        hints, best = advice.hints, advice.ranked[0].to_json(as_table(table), lang)
+    else:
+        hints, best = outlook_hints(outlook(table, deck, remaining).next_draws), None
+    return {"cards_left": pile.size, "cards_left_text": cards_left(pile.size, lang),
+            "by_colour": pile.by_colour(), "jokers": pile.jokers(),
+            "badges": snake_badges(table, remaining, lang),
+            "hints": [h.text(lang) for h in hints], "best": best}
 
 
 def describe(table: Sequence[Chain]) -> str:

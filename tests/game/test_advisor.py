@@ -4,12 +4,13 @@ from fractions import Fraction
 
 import pytest
 
-from companion.game.advisor import advise, best_placement, outlook, rank_placements, table_after
+from companion.game.advisor import (advise, best_placement, hint_panel, outlook, rank_placements,
+                                   snake_badges, table_after)
 from companion.game.cards import Card
 from companion.game.chains import as_chain
 from companion.game.counting import give_away, remaining_cards
 from companion.game.deck import load_deck
-from companion.game.hints import LANGUAGES, TEXTS, Hint, badge, text
+from companion.game.hints import LANGUAGES, TEXTS, Hint, badge, card_name, text
 from companion.game.rules import as_table, legal_placements
 
 C = Card.parse
@@ -149,23 +150,61 @@ def test_outlook_offers_every_possible_next_card_with_its_exact_chance():
 
 def test_every_language_words_every_hint():
     english = set(TEXTS["en"])
-    values = {"cards": 5, "percent": 12, "n": 2}
+    values = {"cards": 5, "percent": 12, "n": 2, "card": "M-red-blue"}
     for lang in LANGUAGES:
         assert set(TEXTS[lang]) == english, lang
         for key in english:
-            message = TEXTS[lang][key].format(**values)
-            assert "{" not in message and message.strip()
+            message = text(key, lang, **values)
+            assert "{" not in message and "M-red-blue" not in message and message.strip()
     assert len({text("join_two", lang) for lang in LANGUAGES}) == 4
 
 
 def test_badge_plurals():
     assert badge(1) == "can be completed by 1 card left"
     assert badge(3) == "can be completed by 3 cards left"
-    assert badge(0, "fr") == "peut être complété par 0 carte restante"
+    assert badge(0) == "no single card left completes it"
+    assert badge(1, "fr") == "peut être complété par 1 carte restante"
     assert badge(2, "fr") == "peut être complété par 2 cartes restantes"
     assert badge(1, "es") == "se puede completar con 1 carta que queda"
     assert badge(4, "ko") == "남은 카드 4장으로 완성할 수 있어요"
     assert badge(2, "de") == badge(2, "en")      # a language not offered falls back to English
+
+
+def test_card_names_agree_with_their_nouns():
+    assert card_name("T-blue") == "blue tail" and card_name("M-red-green") == "red-green middle"
+    assert card_name("T-blue", "fr") == "une queue bleue"
+    assert card_name("M-green-blue", "fr") == "un milieu vert-bleu"
+    assert card_name("H-yellow", "es") == "una cabeza amarilla"
+    assert card_name("RT", "ko") == "무지개 꼬리"
+    assert card_name("H-teal", "fr") == "une tête teal"     # a calibrated deck's own colour
+
+
+def test_outlook_hints_name_the_cards_worth_hoping_for():
+    tbl = table("H-red M-red-blue", "M-green-yellow T-yellow")
+    view = outlook(tbl, DECK, remaining_cards(DECK, tbl))
+    first = view.hints[0]
+    # the biggest first; a card is named by its deck identity (colours in palette order)
+    assert first == Hint("hope_join", {"card": "M-green-blue", "cards": 5})
+    assert first.text() == "Whoever draws the green-blue middle can join two snakes into a whole snake!"
+    assert {h.values["card"] for h in view.hints[1:]} == {"T-blue", "RT", "H-green", "RH"}
+    assert all(h.key == "hope_complete" for h in view.hints[1:])
+
+
+def test_hint_panel_for_the_dashboard():
+    tbl = table("H-red M-red-blue", "M-green-yellow T-yellow", "M-purple-orange")
+    remaining = remaining_cards(DECK, tbl)
+    panel = hint_panel(tbl, DECK, remaining, "es")
+    assert panel["cards_left"] == 45 and panel["cards_left_text"] == "quedan 45 cartas por robar"
+    # M-green-blue x3 joins the first two; T-blue/RT and H-green/RH finish one each
+    assert [b["cards_left"] for b in panel["badges"]] == [5, 5, 0]
+    assert panel["badges"] == snake_badges(tbl, remaining, "es")
+    assert panel["hints"][0].startswith("¡Quien robe un cuerpo verde y azul") and panel["best"] is None
+    card = C("M-blue-green")
+    remaining[card] -= 1
+    with_card = hint_panel(tbl, DECK, remaining, "en", card)
+    assert with_card["best"]["action"] == "complete" and with_card["best"]["collects"] == 5
+    assert with_card["hints"][0] == ("This card can join two snakes into a whole snake: "
+                                     "you collect 5 cards!")
 
 
 def test_hints_serialise_with_their_words():

@@ -45,6 +45,7 @@ def test_outlook_without_a_card(capsys, tmp_path):
     assert snakes[1]["completed_by"] == {"RH": 1}         # H-blue is in Ann's pile
     assert snakes[1]["badge"] == "peut être complété par 1 carte restante"
     assert {d["card"] for d in result["next_draws"]} == set(pile["cards"])
+    assert "Qui pioche la queue arc-en-ciel termine un serpent !" in [h["text"] for h in result["hints"]]
 
 
 def test_readable_outlook(capsys, tmp_path):
