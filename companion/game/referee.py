@@ -106,7 +106,9 @@ class Referee:
         frame = self.frame + 1 if frame is None else frame
         seen = read_table(list(table), self.deck, f"frame {frame}")
         self.frame = frame
-        if self.table is None:
+        if self.table is None or not (self.table or self._seen):
+            # The first table seen is where play starts (normally the starter card);
+            # an empty table before it is the moment before the starter is laid.
             self.table = seen
             self._seen = Counter(self.deck.identity(c) for chain in seen for c in chain)
             self._completed = [_Completed(canonical(c), None, 0) for c in seen if is_complete(c)]
@@ -122,8 +124,9 @@ class Referee:
         # so new cards are counted against the table without the complete snakes gone.
         collectable = Counter({c: n for c, n in removed.items() if is_complete(c)})
         arrived = ids_new - self._identities(old - collectable)
-        if sum(arrived.values()) != 1 and sum(plain.values()) == 1:
-            arrived = plain
+        if (sum(arrived.values()) > 1 and sum(plain.values()) == 1
+                and self._reading(next(iter(plain)), added, removed, seen)):
+            arrived = plain   # a card laid against a complete snake, not a collection
         count = sum(arrived.values())
         if count == 0 and not added:
             moves = self._vanished(removed, frame)
@@ -149,9 +152,12 @@ class Referee:
         return out
 
     # --- what a change can be ---------------------------------------------
-    def _placed(self, card_id: Card, added: Counter, removed: Counter,
-                seen: tuple[Chain, ...], frame: int) -> list[Move]:
-        """Exactly one new card: find the reading of the change that breaks the fewest rules."""
+    def _reading(self, card_id: Card, added: Counter, removed: Counter, seen: tuple[Chain, ...]):
+        """How one new card explains the change, breaking the fewest rules; None if it cannot.
+
+        The card's chain, minus the card, must be chains that were on the table;
+        whatever else left the table was collected.
+        """
         best = None
         if sum(added.values()) == 1:
             for chain in {c for c in seen if canonical(c) in added}:
@@ -167,6 +173,12 @@ class Referee:
                     rank = (bool(problems), sum(not is_complete(c) for c in taken), _key(chain), i)
                     if best is None or rank < best[0]:
                         best = (rank, chain, i, parts, taken, problems)
+        return best
+
+    def _placed(self, card_id: Card, added: Counter, removed: Counter,
+                seen: tuple[Chain, ...], frame: int) -> list[Move]:
+        """Exactly one new card: judge the best reading of the change."""
+        best = self._reading(card_id, added, removed, seen)
         self.turn += 1
         player = self.player_of(self.turn)
         exceeded = self._seen[card_id] + 1 > self.deck.count(card_id)
@@ -335,6 +347,10 @@ class Referee:
 
     def winners(self) -> list[str]:
         return rank_winners(self.scores())
+
+    def seen(self) -> Counter[Card]:
+        """Every card known to have been drawn, by deck identity (inferred ones included)."""
+        return +Counter(self._seen)
 
     def accounted(self) -> Counter[Card]:
         """Every seen card by deck identity: on the table, in piles, or removed."""

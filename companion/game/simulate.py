@@ -42,6 +42,7 @@ class SimulatedGame:
     draws: list[Card]                        # the cards in the order drawn, starter first
     frames: list[Table]                      # table after each change; frame 0 = starter card
     piles_after: list[dict[str, list[list[Card]]]]   # each player's collected snakes at each frame
+    undrawn_after: list[int]                 # cards still in the draw pile at each frame
     record: dict                             # the judge FILE format
     truth: dict                              # the judge --json output expected (reasons None)
     injected: list[tuple[int, str]]          # (frame, code) of every rule broken on purpose
@@ -76,6 +77,7 @@ class _Game:
         self.moves: list[dict] = []
         self.frames: list[Table] = []
         self.piles_after: list[dict] = []
+        self.undrawn_after: list[int] = []
         self.late: list[tuple[Chain, str, int]] = []     # complete snakes to be taken next frame
         self.injected: list[tuple[int, str]] = []
 
@@ -91,6 +93,7 @@ class _Game:
     def emit(self) -> None:
         self.frames.append([list(c) for c in self.table])
         self.piles_after.append({p: [list(s) for s in snakes] for p, snakes in self.piles.items()})
+        self.undrawn_after.append(len(self.pile))
 
     @property
     def frame(self) -> int:
@@ -333,7 +336,7 @@ def simulate_game(players: Sequence[str], seed: int, deck: Deck | None = None,
     scores = score_piles(game.piles)
     truth = {"moves": game.moves, "piles": piles, "scores": scores, "winners": rank_winners(scores)}
     return SimulatedGame(list(players), seed, deck, game.draws, game.frames, game.piles_after,
-                         record, truth, game.injected)
+                         game.undrawn_after, record, truth, game.injected)
 
 
 def random_table(seed: int, n_turns: int, deck: Deck | None = None) -> Table:
