@@ -115,8 +115,10 @@ def _mutations(previous, table, frame_moves, undrawn):
                     spoiled = [list(c) for c in chains]
                     spoiled[ci] = rest
                     out.append(("lay the card alone though it fits", spoiled + [[chain[k]]]))
+    # A spoiled table showing no chain that was not there before could be read as mere
+    # collections (e.g. taking back the card just laid): keep only those that cannot.
     before = table_multiset(previous)
-    return [(name, spoiled) for name, spoiled in out if table_multiset(spoiled) != before]
+    return [(name, spoiled) for name, spoiled in out if table_multiset(spoiled) - before]
 
 
 @SETTINGS
