@@ -92,8 +92,10 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
     elif current is not None and current.finished_at is None:
         service.start_feed(current, feed_for(current.source, current.players))
         headline = f"Resuming game {current.id}: {', '.join(current.players)}"
+    elif current is not None:
+        headline = f"Game {current.id} is over: start the next one on the set-up page."
     else:
-        headline = "No game running: start one on the set-up page."
+        headline = "No game yet: start one on the set-up page."
     return _serve(app, host, port, _pin_of(app), headline)
 
 

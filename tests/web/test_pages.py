@@ -286,3 +286,21 @@ def test_pages_carry_security_headers(client, game):
     response = client.get("/live")
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_every_referee_verdict_code_has_words_in_every_language():
+    from companion.game import chains, rules
+    codes = {v for module in (chains, rules) for k, v in vars(module).items()
+             if k.isupper() and isinstance(v, str) and v.islower() and "_" in v}
+    assert "colour_mismatch" in codes
+    for lang in LANGUAGES:
+        missing = {c for c in codes if f"code_{c}" not in strings(lang)}
+        assert not missing, (lang, missing)
+
+
+def test_an_illegal_verdict_is_named_in_the_page_language(client, service):
+    g = service.new_game(["Ann", "Ben"], "upload")
+    service.observe(g, [["M-red-blue"]])
+    service.observe(g, [["M-red-blue", "M-green-yellow"]])
+    page = client.get("/live", headers={"Accept-Language": "es"}).data.decode()
+    assert "No válida" in page and "Los colores no coinciden." in page

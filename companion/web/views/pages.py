@@ -6,6 +6,7 @@ import re
 from flask import (Blueprint, Response, abort, current_app, g, redirect, render_template,
                    request, send_from_directory, url_for)
 
+from companion.game.cards import Card
 from companion.store.db import Game, UnknownGame
 
 from .. import glyphs
@@ -83,7 +84,10 @@ def move(frame: int, index: int = 0):
     before = view.frames[m["evidence"]["frames"]["before"]].table \
         if m["evidence"]["frames"]["before"] is not None else []
     after = view.frames[frame].table if frame < len(view.frames) else []
+    # the card the move laid, read either way round, is outlined on the "after" table
+    marked = [m["card"], Card.parse(m["card"]).flipped().code] if m.get("card") else []
     return render_template("move.html", page="history", move=m, table_before=before,
+                           marked=marked,
                            table_after=after, frame_seq=view.frames[frame].seq,
                            deck_cards=sorted({c.code for c in service().deck.cards()}),
                            **context)
