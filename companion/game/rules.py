@@ -213,6 +213,22 @@ def _key(chain: Chain) -> tuple:
     return tuple(card.code for card in chain)
 
 
-def table_problems(table: Sequence[Sequence[Card]]) -> list[tuple[int, Problem]]:
-    """Every problem of every chain on a table, with the chain's index."""
-    return [(i, p) for i, chain in enumerate(as_table(table)) for p in check_chain(chain)]
+def table_problems(table: Sequence[Sequence[Card]], deck=None) -> list[tuple[int, Problem]]:
+    """Every problem of every chain on a table, with the chain's index.
+
+    Given the deck, a card lying out more often than the deck holds it is a
+    `deck_exceeded` problem at each copy beyond the deck's count.
+    """
+    table = as_table(table)
+    found = [(i, p) for i, chain in enumerate(table) for p in check_chain(chain)]
+    if deck is not None:
+        copies: Counter = Counter()
+        for i, chain in enumerate(table):
+            for k, card in enumerate(chain):
+                ident = deck.identity(card)
+                copies[ident] += 1
+                if copies[ident] > deck.count(ident):
+                    found.append((i, Problem(DECK_EXCEEDED, (k,),
+                                             f"{ident.code} lies out {copies[ident]} times, but the "
+                                             f"deck has only {deck.count(ident)}.")))
+    return found
