@@ -1,9 +1,11 @@
 """`companion bench --advisor`: the simulated games and the report."""
+import json
 from fractions import Fraction
 
 import pytest
 
 from companion.bench.advisor import Tally, bench_advisor, greedy_policy, play_game, random_policy
+from companion.cli import main
 from companion.game.deck import load_deck
 
 DECK = load_deck()
@@ -37,3 +39,11 @@ def test_bench_report():
         assert tally["outright_wins"] <= round(tally["win_rate"] * 2 + 1e-9)
     with pytest.raises(ValueError, match="--players"):
         bench_advisor(games=1, players=1, seed=1)
+
+
+def test_bench_advisor_command(capsys):
+    status = main(["bench", "--advisor", "--games", "2", "--players", "2", "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["advisor"]["games"] == 2 and report["players"] == 2 and report["baseline"] == 0.5
