@@ -142,7 +142,10 @@ def format_outlook(view: Outlook, lang: str) -> str:
     lines.append(f"the next draw collects with {g.collecting_cards}/{g.cards_left} cards left "
                  f"({_percent(g.chance)})")
     lines.append("")
-    lines.append("if the next card is ...")
+    if not view.next_draws:
+        lines.append("the draw pile is empty: the game is over")
+    else:
+        lines.append("if the next card is ...")
     for d in view.next_draws:
         lines.append(f"  {d.card.code:<16} ({d.copies} left, {_percent(d.chance)}): "
                      f"{d.best.placement.describe(view.table)}"

@@ -141,7 +141,10 @@ def advise(table: Sequence[Sequence[Card]], card: Card, deck: Deck,
     table = as_table(table)
     pile = DrawPile.of(deck, remaining)
     ranked = rank_placements(table, card, pile.counts)
-    return Advice(table, card, pile, ranked, card_hints(ranked, pile.size))
+    hints = card_hints(ranked, pile.size)
+    if not table:   # the starter card: alone is where it belongs, not a card that "fits nowhere"
+        hints = [h for h in hints if h.key != "fits_nowhere"]
+    return Advice(table, card, pile, ranked, hints)
 
 
 @dataclass(frozen=True)

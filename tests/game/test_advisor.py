@@ -131,6 +131,12 @@ def test_hint_when_the_card_fits_nowhere():
     assert [r.placement.action for r in advice.ranked] == ["new"]
 
 
+def test_the_starter_card_is_not_said_to_fit_nowhere():
+    advice = advise((), C("RH"), DECK, remaining_cards(DECK, extra=[C("RH")]))
+    assert [r.placement.action for r in advice.ranked] == ["new"]
+    assert "fits_nowhere" not in keys(advice)
+
+
 def test_outlook_offers_every_possible_next_card_with_its_exact_chance():
     tbl = table("H-red M-red-blue", "M-blue-green T-green", "M-yellow-purple")
     remaining = remaining_cards(DECK, tbl)
