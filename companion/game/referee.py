@@ -61,6 +61,10 @@ class _Completed:
     turn: int
 
 
+def _number(n: int) -> str:
+    return {2: "Two", 3: "Three", 4: "Four"}.get(n, str(n))
+
+
 def _key(chain: Chain) -> tuple:
     return tuple(card.code for card in chain)
 
@@ -251,9 +255,10 @@ class Referee:
     def _took_incomplete(self, chain: Chain, frame: int) -> Move:
         self.removed.extend(chain)
         player = self.player_of(self.turn)
+        when = f" after {player}'s turn" if player else ""
         return Move(frame, self.turn, player, None, "collect", False, COLLECTED_INCOMPLETE,
-                    f"The snake {describe_chain(chain)} was taken off the table, but it is not complete: "
-                    f"only a snake with a head, a middle-section and a tail may be collected.",
+                    f"The snake {describe_chain(chain)} was taken off the table{when}, but it is not "
+                    f"complete: only a snake with a head, a middle-section and a tail may be collected.",
                     chain=chain)
 
     def _vanished(self, removed: Counter, frame: int) -> list[Move]:
@@ -322,7 +327,7 @@ class Referee:
         player = self.player_of(self.turn)
         cards = sorted(arrived.elements(), key=lambda c: c.code)
         moves.append(Move(frame, self.turn, player, cards[0], "new", False, TWO_CARDS,
-                          f"{len(cards)} cards appeared at once ({', '.join(c.code for c in cards)}): "
+                          f"{_number(len(cards))} cards appeared at once ({', '.join(c.code for c in cards)}): "
                           f"a player lays one card per turn."))
         return moves
 

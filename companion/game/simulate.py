@@ -8,8 +8,9 @@ and the truth records the verdict the referee must give.  Everything follows
 from the seed.
 
 The truth is worked out here from what the simulator *did*, not by running the
-referee, so comparing the two tests the referee.  Its moves carry
-`"reason": None`: compare with `without_reasons`.
+referee, so comparing the two tests the referee (use `without_reasons`).  Only
+the reason sentences are borrowed from the referee, for moves where its
+verdict agrees; elsewhere `reason` is None.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class SimulatedGame:
     piles_after: list[dict[str, list[list[Card]]]]   # each player's collected snakes at each frame
     undrawn_after: list[int]                 # cards still in the draw pile at each frame
     record: dict                             # the judge FILE format
-    truth: dict                              # the judge --json output expected (reasons None)
+    truth: dict                              # the judge --json output expected
     injected: list[tuple[int, str]]          # (frame, code) of every rule broken on purpose
 
 
@@ -335,8 +336,24 @@ def simulate_game(players: Sequence[str], seed: int, deck: Deck | None = None,
     piles = {p: [[c.code for c in s] for s in snakes] for p, snakes in game.piles.items()}
     scores = score_piles(game.piles)
     truth = {"moves": game.moves, "piles": piles, "scores": scores, "winners": rank_winners(scores)}
+    _borrow_reasons(truth, record, deck)
     return SimulatedGame(list(players), seed, deck, game.draws, game.frames, game.piles_after,
                          game.undrawn_after, record, truth, game.injected)
+
+
+def _borrow_reasons(truth: dict, record: dict, deck: Deck) -> None:
+    """Give each true move the referee's sentence where the referee's verdict agrees.
+
+    The sentences are for people reading the truth; a move the referee gets
+    wrong keeps `reason: None`, so a disagreement still shows when compared.
+    """
+    from .referee import judge_record
+    judged = judge_record(record, deck)["moves"]
+    if len(judged) != len(truth["moves"]):
+        return
+    for mine, theirs in zip(truth["moves"], judged):
+        if without_reasons({"moves": [mine], "piles": {}}) == without_reasons({"moves": [theirs], "piles": {}}):
+            mine["reason"] = theirs["reason"]
 
 
 def random_table(seed: int, n_turns: int, deck: Deck | None = None) -> Table:

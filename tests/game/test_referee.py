@@ -156,3 +156,60 @@ def test_malformed_records_raise_value_errors_naming_the_frame(record, message):
     with pytest.raises(RecordError, match=message):
         judge_record(record)
     assert issubclass(RecordError, ValueError)
+
+
+def test_an_empty_table_before_the_starter_is_not_a_turn():
+    result = judge([[], [["H-red"]], [["H-red", "M-red-blue"]]])
+    assert verdicts(result) == [(2, 1, "Ann", "M-red-blue", "extend", True, None)]
+
+
+def test_frame_numbers_come_from_the_caller():
+    ref = Referee(["Ann", "Ben"])
+    ref.observe([["H-red"]], frame=100)
+    (move,) = ref.observe([["H-red", "M-red-blue"]], frame=130)
+    assert move.frame == 130 and ref.frame == 130
+
+
+def test_after_finish_the_game_takes_no_more_tables():
+    ref = Referee(["Ann"])
+    ref.observe([["H-red"]])
+    assert ref.finish() == [] and ref.finish() == []
+    with pytest.raises(RecordError, match="over"):
+        ref.observe([["H-red", "M-red-blue"]])
+
+
+def test_two_snakes_taken_in_one_frame_each_go_to_their_completer():
+    result = judge([[["H-red", "M-red-blue"], ["H-green", "M-green-yellow"]],
+                    [["H-red", "M-red-blue", "T-blue"], ["H-green", "M-green-yellow"]],          # Ann
+                    [["H-red", "M-red-blue", "T-blue"], ["H-green", "M-green-yellow", "T-yellow"]],  # Ben
+                    []])
+    collects = [m for m in result["moves"] if m["action"] == "collect"]
+    # several collections in one frame are listed in a fixed order (by the snakes' codes)
+    assert [(m["player"], m["turn"], m["collected"]["cards"]) for m in collects] == \
+           [("Ben", 2, 3), ("Ann", 1, 3)]
+    assert all(m["legal"] and m["frame"] == 3 for m in collects)
+    assert result["scores"]["Ann"]["cards"] == result["scores"]["Ben"]["cards"] == 3
+
+
+def test_a_late_collection_and_an_unseen_completion_in_one_frame():
+    result = judge([[["RT"], ["H-green", "M-green-yellow"]],
+                    [["RT"], ["H-green", "M-green-yellow", "T-yellow"]],           # Ann completes
+                    [["RT"], ["H-green", "M-green-yellow", "T-yellow"], ["H-red"]],  # Ben
+                    [["RT"], ["H-green", "M-green-yellow", "T-yellow"], ["H-red", "M-red-blue"]],  # Cy
+                    [["RT"]]])     # Ann's snake taken late; Ann laid T-blue and took hers unseen
+    last = [m for m in result["moves"] if m["frame"] == 4]
+    assert [(m["player"], m["action"], m["card"], m["legal"]) for m in last] == [
+        ("Ann", "collect", None, True), ("Ann", "complete", "T-blue", True)]
+    assert result["scores"]["Ann"] == {"cards": 6, "snakes": 2, "longest": 3}
+
+
+def test_a_card_beyond_the_decks_count_is_flagged_even_when_it_fits():
+    result = judge([[["H-red"]], [["H-red", "M-red-blue"]], [["H-red", "M-red-blue"], ["H-red"]]])
+    assert result["moves"][-1]["code"] == "deck_exceeded"
+
+
+def test_laying_against_a_complete_snake_is_a_closed_end_not_a_collection():
+    result = judge([[["H-red", "M-red-blue"]],
+                    [["H-red", "M-red-blue", "T-blue"]],
+                    [["H-red", "M-red-blue", "T-blue", "M-blue-green"]]])
+    assert result["moves"][-1]["code"] == "closed_end"
