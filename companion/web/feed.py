@@ -98,6 +98,44 @@ class RecordFeed:
         self._stop.set()
 
 
+class FilmFeed:
+    """A rendered game -- the renderer's ``truth.json`` beside its frames -- at its frame rate.
+
+    Every film frame becomes the picture; each record frame's table is
+    settled at the first film frame that shows it at rest, which is what a
+    perfect tracker would report.  Indexes are film frame numbers.
+    """
+
+    def __init__(self, truth_path: str | Path, speed: float = 1.0):
+        path = Path(truth_path)
+        try:
+            truth = json.loads(path.read_text(encoding="utf-8"))
+            self.players = list(truth["players"])
+            tables = [f["table"] for f in truth["record"]["frames"]]
+            self.settled = {int(r["first_video_frame"]): tables[int(r["record_frame"])]
+                            for r in truth["record_frames"]}
+            self.files = [path.parent / f["file"] for f in truth["frames"]]
+            self.interval = 1.0 / (float(truth["fps"]) * speed)
+            self.finished = bool(truth["record"].get("finished"))
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise FeedUnavailable(f"cannot read the rendered game {path}: {exc}") from None
+        self._stop = threading.Event()
+
+    def events(self, start_after: int = -1) -> Iterator[FeedEvent]:
+        from .picture import load_jpeg
+        last_table = max(self.settled, default=-1)
+        for index, file in enumerate(self.files):
+            if index <= start_after:
+                continue
+            if self._stop.wait(self.interval):
+                return
+            yield FeedEvent(index, self.settled.get(index), load_jpeg(file),
+                            finished=self.finished and index == last_table)
+
+    def close(self) -> None:
+        self._stop.set()
+
+
 class UploadFeed:
     """No live source: tables arrive only as photos uploaded for each turn."""
 

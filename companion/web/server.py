@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -19,10 +20,11 @@ from werkzeug.serving import make_server
 from companion.game.deck import PROJECT_ROOT
 
 from .app import create_app, open_service
-from .feed import FeedUnavailable, RecordFeed, open_feed
+from .feed import FeedUnavailable, FilmFeed, RecordFeed, open_feed
 from .service import PhotoReader
 
 SAMPLE_RECORD = PROJECT_ROOT / "sample_images" / "sample_game.json"
+SAMPLE_FILM = PROJECT_ROOT / "sample_images" / "game" / "truth.json"
 DEFAULT_PORT = 8000
 
 
@@ -32,10 +34,7 @@ def default_data_dir() -> Path:
 
 
 def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
-    try:
-        server = make_server(host, port, app, threaded=True)
-    except OSError as exc:
-        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    server = make_server(host, port, app, threaded=True)
     server.daemon_threads = True
     shown = "localhost" if host in ("127.0.0.1", "::1", "localhost") else host
     url = f"http://{shown}:{server.port}"
@@ -61,6 +60,17 @@ def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
     return 0
 
 
+def _check_free(host: str, port: int) -> None:
+    """Fail with one line if the address is taken (werkzeug would print a paragraph and exit)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def _pin_of(app) -> str:
     return app.extensions["pin_guard"].pin
 
@@ -68,6 +78,7 @@ def _pin_of(app) -> str:
 def serve(source: str | None, players: list[str] | None, host: str, port: int,
           data_dir: str | None, pin: str | None, pace: float, profile: str | None = None) -> int:
     """Resume the current game if it is the one asked for; otherwise start it."""
+    _check_free(host, port)   # before touching the games: a busy port changes nothing
     service = open_service(data_dir or default_data_dir())
     app = create_app(service, pin=pin)
     app.config.update(FEED_PACE=pace, PROFILE=profile)
@@ -100,36 +111,26 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
 
 
 def demo(host: str, port: int, pace: float, data_dir: str | None = None) -> int:
-    """The bundled sample game, replayed at `pace` seconds per turn; no camera, no set-up."""
-    if not SAMPLE_RECORD.exists():
-        raise FeedUnavailable(f"the sample game is missing: {SAMPLE_RECORD}")
-    record = json.loads(SAMPLE_RECORD.read_text(encoding="utf-8"))
+    """The bundled sample game with no camera and no set-up.
+
+    The renderer's filmed sample game (sample_images/game/) when it is there:
+    its frames as the camera picture at their own frame rate, its record's
+    tables settled as the film shows them.  Otherwise the symbolic sample
+    game, one table every `pace` seconds, drawn as card glyphs.
+    """
+    _check_free(host, port)
     folder = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="hisss-demo-"))
     service = open_service(folder)
     app = create_app(service)
-    feed = RecordFeed(record, pace=pace, pictures=sample_pictures(record), first_delay=2.0)
-    game = service.new_game(record["players"], str(SAMPLE_RECORD.name), feed)
-    return _serve(app, host, port, _pin_of(app),
-                  f"Demo: the bundled sample game ({', '.join(game.players)}), one turn every {pace:g} s")
-
-
-def sample_pictures(record: dict) -> list[Path] | None:
-    """The renderer's frames of the sample game, if they match the record frame for frame."""
-    folder = PROJECT_ROOT / "sample_images"
-    truth = folder / "truth.json"
-    if not truth.exists():
-        return None
-    try:
-        data = json.loads(truth.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    frames = data.get("frames") if isinstance(data, dict) else None
-    if not isinstance(frames, list) or len(frames) != len(record.get("frames", [])):
-        return None
-    paths = []
-    for f in frames:
-        name = f.get("image") or f.get("path") if isinstance(f, dict) else None
-        if not name or not (folder / name).exists():
-            return None
-        paths.append(folder / name)
-    return paths
+    if SAMPLE_FILM.exists():
+        feed = FilmFeed(SAMPLE_FILM)
+        game = service.new_game(feed.players, "sample_images/game", feed)
+        what = "the rendered sample game, at its own speed"
+    elif SAMPLE_RECORD.exists():
+        record = json.loads(SAMPLE_RECORD.read_text(encoding="utf-8"))
+        feed = RecordFeed(record, pace=pace, first_delay=2.0)
+        game = service.new_game(record["players"], SAMPLE_RECORD.name, feed)
+        what = f"the sample game, one turn every {pace:g} s"
+    else:
+        raise FeedUnavailable(f"the sample game is missing: {SAMPLE_RECORD}")
+    return _serve(app, host, port, _pin_of(app), f"Demo: {what} ({', '.join(game.players)})")

@@ -4,7 +4,8 @@ import time
 
 import pytest
 
-from companion.web.feed import FeedEvent, FeedUnavailable, RecordFeed, TableFeed, UploadFeed, open_feed
+from companion.web.feed import (FeedEvent, FeedUnavailable, FilmFeed, RecordFeed, TableFeed,
+                                 UploadFeed, open_feed)
 
 
 class ScriptedFeed:
@@ -104,3 +105,22 @@ def test_open_feed_by_source(tmp_path, sample_record):
     assert isinstance(open_feed(str(path)), RecordFeed)
     with pytest.raises(FeedUnavailable, match="cannot read game record"):
         open_feed(str(tmp_path / "missing.json"))
+
+
+def test_a_rendered_film_settles_each_record_table_at_its_first_still_frame(tmp_path):
+    import json
+    from companion.synth.game import render_game
+    truth_path = render_game(tmp_path / "film", ["Ann", "Ben"], 3, tier="easy", fps=10,
+                             size=(160, 90), max_frames=3, video=False)
+    truth = json.loads(truth_path.read_text())
+    feed = FilmFeed(truth_path, speed=50)
+    events = list(feed.events())
+    assert [e.index for e in events] == list(range(len(truth["frames"])))
+    assert all(e.jpeg[:2] == b"\xff\xd8" for e in events)
+    settled = [(e.index, e.table) for e in events if e.table is not None]
+    assert settled == [(r["first_video_frame"], truth["record"]["frames"][r["record_frame"]]["table"])
+                       for r in truth["record_frames"]]
+    resumed = list(FilmFeed(truth_path, speed=50).events(start_after=settled[1][0]))
+    assert resumed[0].index == settled[1][0] + 1
+    with pytest.raises(FeedUnavailable):
+        FilmFeed(tmp_path / "nothing.json")

@@ -1,0 +1,61 @@
+"""`companion demo` and `companion serve` as a user runs them."""
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from test_restart import ROOT, free_port, wait_for
+
+from webhelpers import PIN
+
+
+def run(*args, timeout=30):
+    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_demo_serves_the_sample_game_on_localhost(tmp_path):
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", str(port),
+                               "--pace", "0.1", "--data", str(tmp_path)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        state = wait_for(lambda: (s := json.loads(urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/api/state", timeout=5).read()))["moves"] >= 2 and s)
+        assert state["players"] and state["table"]
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/live", timeout=5).read().decode()
+        assert "Hisss" in page
+    finally:
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=10)
+    assert server.returncode == 0
+    assert f"http://localhost:{port}/live" in out and "referee PIN:" in out
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["serve", "--source", "game.json"], "--players"),
+    (["serve", "--source", "/no/such/game.json", "--players", "Ann,Ben"], "cannot read game record"),
+    (["serve", "--players", "Solo", "--source", "upload"], "2 to 5 players"),
+    (["serve", "--port", "not-a-port"], "invalid int"),
+])
+def test_serve_refuses_bad_input_in_one_line(tmp_path, args, message):
+    result = run(*args, "--data", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error:") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_serve_refuses_a_port_in_use(tmp_path):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = run("serve", "--port", str(taken.getsockname()[1]), "--data", str(tmp_path))
+    assert result.returncode == 2 and "cannot listen" in result.stderr
+    assert not (tmp_path / "companion.sqlite3").exists()   # nothing was started
