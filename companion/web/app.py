@@ -90,6 +90,12 @@ def create_app(service: GameService, pin: str | None = None, testing: bool = Fal
     def bad_action(exc):
         return error(400, str(exc))
 
+    from companion.vision.imageio import ImageLoadError
+
+    @app.errorhandler(ImageLoadError)
+    def not_an_image(exc):
+        return error(415, str(exc))
+
     @app.errorhandler(HTTPException)
     def http_error(exc):
         return error(exc.code or 500, exc.description or exc.name)

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import socket
-import sys
 import tempfile
 import threading
 from pathlib import Path

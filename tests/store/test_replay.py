@@ -3,7 +3,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from companion.game.history import apply_correction, replay, undone_events

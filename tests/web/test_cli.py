@@ -3,15 +3,14 @@ import json
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from test_restart import ROOT, free_port, wait_for
+from webhelpers import free_port, wait_for
 
-from webhelpers import PIN
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args, timeout=30):

@@ -1,7 +1,6 @@
 """Every page and form through the Flask test client, refusals included."""
 import csv
 import io
-import json
 import re
 
 import pytest
@@ -304,3 +303,21 @@ def test_an_illegal_verdict_is_named_in_the_page_language(client, service):
     service.observe(g, [["M-red-blue", "M-green-yellow"]])
     page = client.get("/live", headers={"Accept-Language": "es"}).data.decode()
     assert "No válida" in page and "Los colores no coinciden." in page
+
+
+def test_the_photo_form_on_the_live_page(client, game, service):
+    game(1)
+    token = referee_session(client)
+    assert 'action="/upload"' in client.get("/live").data.decode()
+    bad = client.post("/upload", content_type="multipart/form-data", data={
+        "csrf_token": token, "photo": (io.BytesIO(b"GIF89a-not-really"), "t.gif"),
+        "table": '[["M-blue-green", "M-green-yellow"]]'})
+    assert bad.status_code == 415 and b"<html" in bad.data
+    import cv2
+    import numpy as np
+    ok, png = cv2.imencode(".png", np.zeros((20, 30, 3), np.uint8))
+    good = client.post("/upload", content_type="multipart/form-data", data={
+        "csrf_token": token, "photo": (io.BytesIO(png.tobytes()), "t.png"),
+        "table": '[["M-blue-green", "M-green-yellow"]]'})
+    assert good.status_code == 302
+    assert service.state_json(service.game())["last_move"]["card"] == "M-green-yellow"

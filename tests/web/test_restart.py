@@ -2,27 +2,17 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from companion.game.referee import judge_record
 
-from webhelpers import PIN
+from webhelpers import PIN, free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "sample_images" / "sample_game.json"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port: int, path: str) -> dict:
@@ -42,19 +32,6 @@ def start(data: Path, port: int, log) -> subprocess.Popen:
         [sys.executable, "-m", "companion", "serve", "--source", str(RECORD), "--players", "Ann,Ben,Cy",
          "--data", str(data), "--port", str(port), "--pin", PIN, "--pace", "0.15"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-
-
-def wait_for(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def test_a_killed_server_resumes_the_same_game_with_nothing_lost(tmp_path):

@@ -1,13 +1,28 @@
 """The dashboard's blueprints: pages (read-only), api (JSON, events, video), referee (forms)."""
 from __future__ import annotations
 
+import json
+
 from flask import current_app, request
 
 from companion.store.db import Game
 
+from ..service import ActionError
+
 
 def service():
     return current_app.extensions["service"]
+
+
+def table_field(text: str | None):
+    """An optional form field holding a table as JSON chains of card codes."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise ActionError('the table must be JSON chains of card codes, e.g. [["H-red", "M-red-blue"]]') from None
 
 
 def selected_game() -> Game:

@@ -1,14 +1,13 @@
 """The JSON API, the event stream and the video (see the README's API section)."""
 from __future__ import annotations
 
-import json
 import queue
 
 from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
 
 from ..security import referee_required
 from ..service import ActionError
-from . import selected_game, service
+from . import selected_game, service, table_field
 
 bp = Blueprint("api", __name__)
 KEEPALIVE_SECONDS = 15.0
@@ -148,19 +147,6 @@ def upload():
     photo = request.files.get("photo")
     if photo is None or not photo.filename:
         raise ActionError("send the picture as the multipart field 'photo'")
-    data = photo.read()
-    table = request.form.get("table") or None
-    if table is not None:
-        try:
-            table = json.loads(table)
-        except json.JSONDecodeError:
-            raise ActionError("'table' must be JSON: a list of chains of card codes") from None
-    try:
-        from companion.vision.imageio import ImageLoadError
-    except ImportError:  # pragma: no cover - vision is part of the package
-        ImageLoadError = ValueError
-    try:
-        service().upload_photo(game, data, photo.filename, table=table)
-    except ImageLoadError as exc:
-        abort(415, description=str(exc))
+    service().upload_photo(game, photo.read(), photo.filename,
+                           table=table_field(request.form.get("table")))
     return jsonify({"ok": True, "state": service().state_json(game)}), 201

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from flask import (Blueprint, Response, abort, current_app, g, redirect, render_template,
-                   request, send_from_directory, url_for)
+from flask import (Blueprint, Response, abort, current_app, redirect, render_template, request,
+                   send_from_directory, url_for)
 
 from companion.game.cards import Card
 from companion.store.db import Game, UnknownGame

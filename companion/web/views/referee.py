@@ -5,18 +5,15 @@ Every form posts the session's CSRF token and needs a referee session
 """
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
-from flask import (Blueprint, abort, current_app, flash, redirect, render_template, request,
-                   session, url_for)
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from ..feed import open_feed
 from ..security import check_csrf, referee_required
 from ..service import ActionError, PhotoReader
-from . import selected_game, service
-from .api import _boolean
+from . import selected_game, service, table_field
 
 bp = Blueprint("referee", __name__)
 
@@ -144,11 +141,6 @@ def upload():
     photo = request.files.get("photo")
     if photo is None or not photo.filename:
         raise ActionError("choose a photo of the table")
-    table = request.form.get("table", "").strip() or None
-    if table is not None:
-        try:
-            table = json.loads(table)
-        except json.JSONDecodeError:
-            raise ActionError("the table must be JSON, e.g. [[\"H-red\", \"M-red-blue\"]]") from None
-    service().upload_photo(game, photo.read(), photo.filename, table=table)
+    service().upload_photo(game, photo.read(), photo.filename,
+                           table=table_field(request.form.get("table")))
     return redirect(url_for("pages.live"))
