@@ -224,6 +224,16 @@ class TableFilm:
                     for it, p in zip(items, poses):
                         it.pose = p
                     return
+        # too long to fit as it lies: the players bend it round into the picture
+        from .layout import ChainStyle, fit_chain
+        h = self.world.card_mm[1]
+        for curve in (0.5, -0.5, 0.9, -0.9):
+            style = ChainStyle(self.max_turn, curve * self.max_turn, self.gap, 0.0)
+            poses = fit_chain(occ, [it.card for it in items], w, h, style, self.rng, tries=20)
+            if poses is not None:
+                for it, p in zip(items, poses):
+                    it.pose = p
+                return
 
     def _fresh(self, chain: list[Card], others, gone) -> list[Item]:
         from .layout import ChainStyle, fit_chain
@@ -406,7 +416,7 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
     frames = sim.frames if max_frames is None else sim.frames[:max(1, int(max_frames))]
     most = max(sum(len(c) for c in tab) + 3 for tab in frames)
     aspect_guess = 1.3
-    card_px = math.sqrt(0.09 * size[0] * size[1] / (aspect_guess * most))
+    card_px = math.sqrt(0.11 * size[0] * size[1] / (aspect_guess * most))
     # cards are sized so the fullest table of the game fits the picture (small videos: small cards)
     card_px = float(np.clip(card_px, 10.0, t.card_px[1]))
     world = make_world(t, rngs, style, size, card_px=card_px)

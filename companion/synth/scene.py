@@ -392,6 +392,8 @@ def _pick_state(game: Game, capacity: float, rng: np.random.Generator) -> int:
     """A frame index whose cards fit the picture, late frames preferred (fuller tables)."""
     sizes = [sum(len(c) for c in t) for t in game.frames]
     fitting = [i for i, n in enumerate(sizes) if n <= capacity] or [0]
+    # a table about as full as the picture allows, when the game has one
+    fitting = [i for i in fitting if sizes[i] >= 0.4 * capacity] or fitting
     weights = np.linspace(1.0, 3.0, len(fitting))
     return int(rng.choice(fitting, p=weights / weights.sum()))
 

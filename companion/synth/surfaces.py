@@ -57,12 +57,13 @@ def _jitter(rng, bgr, amount=18):
 
 
 def _wood(rng, w, h, ppm):
-    base = _jitter(rng, rng.choice([(60, 105, 160), (40, 70, 110), (110, 160, 205), (75, 120, 170), (95, 100, 105)]))
+    base = _jitter(rng, rng.choice([(60, 105, 160), (40, 70, 110), (110, 160, 205), (75, 120, 170), (70, 95, 120)]))
+    base = np.minimum(base, (base[2] * 0.8, base[2] * 0.95, 255))     # wood stays warm
     plank = rng.uniform(90, 200) * ppm          # plank width in px
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    warp = _smooth(rng, h, w, 40 * ppm, (6.0, 1.0)) * 25 * ppm
-    rings = np.sin((yy + warp) / max(1.0, rng.uniform(1.2, 3.5) * ppm))
-    streak = _smooth(rng, h, w, 3 * ppm, (25.0, 1.0))
+    warp = _smooth(rng, h, w, 60 * ppm, (8.0, 1.0)) * 10 * ppm
+    rings = np.sin((yy + warp) / max(1.0, rng.uniform(1.5, 4.0) * ppm)) ** 3
+    streak = _smooth(rng, h, w, 2.5 * ppm, (40.0, 1.0))
     tone = 1.0 + 0.07 * rings + 0.12 * streak + 0.08 * _smooth(rng, h, w, 60 * ppm, (4.0, 1.0))
     seams = (np.abs(((yy + plank * rng.uniform()) % plank)) < max(1.0, 0.8 * ppm))
     # planks differ in tone

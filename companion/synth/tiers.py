@@ -90,7 +90,7 @@ def tier_table() -> str:
             elif f.name == "surfaces":
                 v = ", ".join(v)
             elif isinstance(v, tuple):
-                v = f"{v[0]:g}-{v[1]:g}"
+                v = f"{v[0]:g} to {v[1]:g}"
             else:
                 v = f"{v:g}"
             cells.append(str(v))

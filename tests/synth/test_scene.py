@@ -150,3 +150,24 @@ def test_cli_writes_pictures_and_truth(tmp_path, capsys):
     assert cv2.imread(str(jpgs[0])).shape == (240, 320, 3)
     assert cli_main(["synth", "scenes", "--out", str(tmp_path), "--tier", "nope"]) == 2
     assert "error: unknown tier" in capsys.readouterr().err
+
+
+def test_real_table_photos_are_used_when_given():
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[2].parent / "shared" / "textures"
+    if not folder.is_dir():
+        pytest.skip("no ../shared/textures here")
+    surfaces = {render_scene(seed, "medium", size=(320, 240), textures_dir=folder).meta["surface"] for seed in range(8)}
+    assert "photo" in surfaces
+
+
+def test_missing_textures_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        render_scene(1, "easy", size=(320, 240), textures_dir=tmp_path / "nope")
+
+
+def test_the_documented_tier_table_is_the_one_in_code():
+    from pathlib import Path
+    from companion.synth.tiers import tier_table
+    doc = (Path(__file__).resolve().parents[2] / "companion" / "synth" / "README.md").read_text()
+    assert tier_table() in doc
