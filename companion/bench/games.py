@@ -82,18 +82,58 @@ def _settled_truth(truth: dict) -> dict[int, dict]:
 
 
 class OracleAnalyzer:
-    """The renderer's truth of a settled frame; a frame without one was read while things moved."""
+    """The renderer's truth of a settled frame; a frame without one was read while things moved.
 
-    def __init__(self, settled: dict[int, dict]):
+    `noise` > 0 makes it a fallible reader with known error rates, to measure how
+    much the tracker's voting and settling absorb: each card is misread (one end's
+    colour wrong, confidence lowered) with probability `noise`, missed with
+    probability `noise / 2`, and every outline jitters by a few pixels.
+    """
+
+    COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
+
+    def __init__(self, settled: dict[int, dict], noise: float = 0.0, seed: int = 0):
+        import numpy as np
         self.settled = settled
         self.frame = -1
         self.unsettled_reads = 0
+        self.noise = noise
+        self.rng = np.random.default_rng(seed)
 
     def __call__(self, image):
         data = self.settled.get(self.frame)
         if data is None:
             self.unsettled_reads += 1
             raise LookupError(f"frame {self.frame} has no settled truth")
+        return self._spoil(data) if self.noise else data
+
+    def _spoil(self, data: dict) -> dict:
+        import copy
+        data = copy.deepcopy(data)
+        rng, kept = self.rng, []
+        for card in data.get("cards", []):
+            if rng.random() < self.noise / 2:
+                continue
+            shift = rng.normal(0, 2.0, 2)
+            card["corners"] = [[x + shift[0], y + shift[1]] for x, y in card["corners"]]
+            card["ends"] = [[x + shift[0], y + shift[1]] for x, y in card["ends"]]
+            if card["colours"] and rng.random() < self.noise:
+                k = int(rng.integers(len(card["colours"])))
+                card["colours"][k] = str(rng.choice([c for c in self.COLOURS if c != card["colours"][k]]))
+                card["confidence"] = float(rng.uniform(0.4, 0.9))
+            kept.append(card)
+        ids = {c["id"] for c in kept}
+        data["cards"] = kept
+        snakes = []
+        for snake in data.get("snakes", []):     # a missed card breaks its chain in two
+            part: list[int] = []
+            for i in snake["cards"] + [None]:
+                if i in ids:
+                    part.append(i)
+                elif part:
+                    snakes.append({"cards": part, "complete": False})
+                    part = []
+        data["snakes"] = snakes
         return data
 
 
@@ -136,7 +176,8 @@ def judge_game(truth: dict, account: dict, deck) -> dict:
 # ------------------------------------------------------------------ the bench
 
 def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = None,
-              profile: str | None = None, max_frames: int | None = None, log=sys.stderr) -> dict:
+              profile: str | None = None, max_frames: int | None = None, noise: float = 0.0,
+              log=sys.stderr) -> dict:
     import cv2
     from companion.game.deck import load_deck
     from companion.synth.game import render_game
@@ -163,7 +204,7 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
             players = list(truth["players"])
             video = folder / truth["video"]
-            o = OracleAnalyzer(_settled_truth(truth)) if oracle else None
+            o = OracleAnalyzer(_settled_truth(truth), noise, game_seed) if oracle else None
             finished = truth["record"].get("finished", True)
             account, seconds, frames = follow_video(video, players, o or analyzer.analyze, o, deck,
                                                     finished)
@@ -183,7 +224,8 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
     frames = sum(r["frames"] for r in games)
     seconds = sum(r["frames"] / r["fps"] for r in games if r["fps"])
     return {
-        "games": len(games), "analyser": "oracle (renderer truth)" if oracle else "vision",
+        "games": len(games),
+        "analyser": (f"oracle (renderer truth, {noise:.0%} misreads)" if oracle else "vision"),
         "scores_exact": round(sum(r["scores_right"] for r in games) / max(1, len(games)), 4),
         "move_accuracy": round(sum(r["right"] for r in games) / total_moves, 4),
         "phantom_moves": sum(r["phantom"] for r in games),
@@ -201,8 +243,10 @@ def main(args) -> int:
         count = args.count if args.count not in (None, SCENE_BENCH_DEFAULT_COUNT) else DEFAULT_GAMES
     if os.environ.get("COMPANION_BENCH_CPU"):
         os.sched_setaffinity(0, {int(os.environ["COMPANION_BENCH_CPU"])})
+    noise = float(os.environ.get("COMPANION_BENCH_ORACLE_NOISE", "0") or 0)
     report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False),
-                       keep=getattr(args, "keep", None), profile=getattr(args, "profile", None))
+                       keep=os.environ.get("COMPANION_BENCH_KEEP"), profile=getattr(args, "profile", None),
+                       noise=noise)
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:

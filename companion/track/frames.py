@@ -37,8 +37,8 @@ class EncodedFrame:
 
     def small(self, height: int) -> np.ndarray | None:
         """The picture at the strongest JPEG reduction that keeps about `height` rows."""
-        if self._image is not None or not self.data.size:
-            return self._image
+        if not self.data.size:
+            return None
         for factor, flag in _REDUCED:
             small = cv2.imdecode(self.data, flag)
             if small is None:

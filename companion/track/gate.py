@@ -9,11 +9,13 @@ form (the idea of Frigate's motion detector):
 * *change*: does the still picture differ from the one the current settled
   table was read from?  If not, there is nothing new to read.
 
-Both use the same robust difference.  Each channel is normalised by its own
-mean and spread, so auto-exposure and white-balance drift (a gain and an
-offset) do not count as change; a pixel only counts as changed when no pixel
-within one small-image pixel of it in the other picture is close, so camera
-shake of a few full-size pixels does not count either.
+Both use the same robust difference.  Light that varies slowly across the
+picture (an offset, vignetting, a lamp's pool, auto-exposure creeping towards
+white) is taken out by subtracting a blurred copy, and an overall gain is
+matched before comparing, so exposure drift does not count as change; a
+pixel only counts as changed when no pixel within one small-image pixel of it
+in the other picture is close, so camera shake of a few full-size pixels does
+not count either.
 """
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ import numpy as np
 @dataclass(frozen=True)
 class GateSettings:
     height: int = 100               # rows of the small image
-    pixel_threshold: float = 0.45   # in units of the channel's spread (std)
+    light_scale: float = 5.0        # small-image pixels: slower light changes are not change
+    relative_threshold: float = 0.5 # a changed pixel differs by this times the picture's contrast
+    absolute_threshold: float = 10.0  # ... and by at least this many grey levels
     min_changed_pixels: int = 6     # fewer changed small pixels than this is noise
 
 
@@ -38,7 +42,7 @@ class ChangeGate:
         self.settings = settings
 
     def shrink(self, image: np.ndarray) -> np.ndarray:
-        """The frame as a small, exposure-normalised float32 picture."""
+        """The frame small, with light that varies slowly across it taken out (float32)."""
         h, w = image.shape[:2]
         k = max(1, h // self.settings.height)
         if k > 1:
@@ -46,25 +50,32 @@ class ChangeGate:
             # path (a fractional factor costs four times as much at 1280x720).
             image = cv2.resize(image[:h - h % k, :w - w % k], (w // k, h // k),
                                interpolation=cv2.INTER_AREA)
-        small = image.astype(np.float32)
-        small = cv2.GaussianBlur(small, (3, 3), 0)
+        small = cv2.GaussianBlur(image.astype(np.float32), (3, 3), 0)
         if small.ndim == 2:
             small = small[:, :, None]
-        mean, std = cv2.meanStdDev(small)
-        return (small - mean.reshape(1, 1, -1).astype(np.float32)) / \
-            np.maximum(std.reshape(1, 1, -1), 4.0).astype(np.float32)
+        out = small - cv2.GaussianBlur(small, (0, 0), self.settings.light_scale)
+        return out if out.ndim == 3 else out[:, :, None]
 
     def changed_pixels(self, a: np.ndarray, b: np.ndarray) -> int:
-        """How many small pixels changed between two shrunk frames (0 if they differ in size)."""
+        """How many small pixels changed between two shrunk frames (all of them if sizes differ)."""
         if a.shape != b.shape:
             return a.shape[0] * a.shape[1]
-        t = self.settings.pixel_threshold
+        return int(np.count_nonzero(self.changed_mask(a, b)))
+
+    def changed_mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Where two shrunk frames of the same size differ (bool, one per small pixel)."""
+        t = max(self.settings.absolute_threshold, self.settings.relative_threshold * float(a.std()))
+        # Exposure gain, measured where the old picture has strong structure: most of that
+        # structure is unchanged, so the median ratio is the gain even when a card was added.
+        strong = np.abs(b) > 2 * t
+        if np.count_nonzero(strong) >= 30:
+            gain = float(np.median(a[strong] / b[strong]))
+            if 0.5 < gain < 2.0:
+                b = b * gain
         b_hi, b_lo = cv2.dilate(b, _KERNEL), cv2.erode(b, _KERNEL)
         a_hi, a_lo = cv2.dilate(a, _KERNEL), cv2.erode(a, _KERNEL)
         changed = (a > b_hi + t) | (a < b_lo - t) | (b > a_hi + t) | (b < a_lo - t)
-        if changed.ndim == 3:
-            changed = changed.any(axis=2)
-        return int(np.count_nonzero(changed))
+        return changed.any(axis=2) if changed.ndim == 3 else changed
 
     def differs(self, a: np.ndarray | None, b: np.ndarray | None) -> bool:
         if a is None or b is None:

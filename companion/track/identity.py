@@ -7,10 +7,9 @@ a card misread in one frame is outvoted by the frames around it instead of
 becoming a phantom move.  Cards do not change on the table, so the votes of a
 card's whole life count.
 
-Matching is done in two passes: first by position and agreeing identity (a
-card pushed up to a couple of card widths), then, for what is left, by
-position alone after moving each old chain by how its matched cards moved (a
-misread card inside a nudged chain).
+Matching first moves each old chain by the push most of its cards agree on
+(players shove snakes aside to make room), then pairs cards with tracks in
+one assignment where a differing reading costs more than any plausible move.
 """
 from __future__ import annotations
 
@@ -27,6 +26,7 @@ from .reading import Reading, SeenCard
 
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
+SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
 _FAR = 1e6
 
 
@@ -111,12 +111,46 @@ def _assign(cost: np.ndarray) -> list[tuple[int, int]]:
     return [(r, c) for r, c in zip(rows, cols) if cost[r, c] < _FAR]
 
 
+def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, dist: np.ndarray,
+                  chains: list[list[int]]) -> dict[int, np.ndarray]:
+    """How far each old chain was pushed, agreed by most of its cards.
+
+    Each card proposes the move to the nearest card read the same; the proposal
+    most cards agree with wins (ties: the smallest move, cards mostly lie still),
+    so one card matched to a look-alike elsewhere cannot drag its chain along.
+    """
+    index = {t.id: i for i, t in enumerate(tracks)}
+    shifts: dict[int, np.ndarray] = {}
+    for chain in chains:
+        proposals = []
+        for t in chain:
+            i = index.get(t)
+            if i is None:
+                continue
+            near = np.where(same[i] & (dist[i] < SAME_CARD_REACH))[0]
+            if near.size:
+                j = near[np.argmin(dist[i, near])]
+                proposals.append((seen[j].centre - tracks[i].centre, tracks[i].size))
+        if not proposals:
+            continue
+
+        def support(p):
+            return sum(np.linalg.norm(p[0] - q[0]) < 0.3 * p[1] for q in proposals)
+        best = max(proposals, key=lambda p: (support(p), -np.linalg.norm(p[0])))
+        for t in chain:
+            shifts[t] = best[0]
+    return shifts
+
+
 def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
                     chains: list[list[int]]) -> dict[int, int]:
     """Map each seen card id to a track id (cards left out are new).
 
-    `chains` are the previous settled chains, as track ids, used to follow a
-    nudged chain whose cards were not all recognised the same way.
+    Every old chain is first moved by the push its cards agree on
+    (`_chain_shifts`); then one assignment pairs cards with where their tracks
+    should now be: a card read the same may be a little off, a card read
+    differently must be right there (and costs more, so a misreading never
+    outbids a card that was read right).
     """
     seen = list(reading.cards)
     if not tracks or not seen:
@@ -125,35 +159,13 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     centres_s = np.array([s.centre for s in seen])
     size = np.array([[max(t.size, s.size) for s in seen] for t in tracks])
     dist = np.linalg.norm(centres_t[:, None, :] - centres_s[None, :, :], axis=2) / size
-    same = np.array([[t.votes.get(deck.identity(s.card).code, 0) > 0 and
-                      t.identity == deck.identity(s.card).code for s in seen] for t in tracks])
-    cost = np.where(same & (dist < SAME_CARD_REACH), dist, _FAR)
-    pairs = dict((seen[c].index, tracks[r].id) for r, c in _assign(cost))
-
-    # Second pass, for what is left: a card read differently is the same card only
-    # where that card was, after moving it with its chain (a misread in a nudged chain).
-    by_id = {t.id: t for t in tracks}
-    seen_by_id = reading.by_id()
-    track_of = {v: k for k, v in pairs.items()}
-    predicted: dict[int, np.ndarray] = {}
-    for chain in chains:
-        moved = [seen_by_id[track_of[t]].centre - by_id[t].centre for t in chain if t in track_of]
-        if not moved:
-            continue
-        shift = np.median(np.array(moved), axis=0)
-        for t in chain:
-            if t not in track_of and t in by_id:
-                predicted[t] = by_id[t].centre + shift
-    left_seen = [s for s in seen if s.index not in pairs]
-    left_tracks = [t for t in tracks if t.id not in track_of]
-    if left_seen and left_tracks:
-        cost = np.full((len(left_tracks), len(left_seen)), _FAR)
-        for i, t in enumerate(left_tracks):
-            where = predicted.get(t.id, t.centre)
-            for j, s in enumerate(left_seen):
-                d = np.linalg.norm(where - s.centre) / max(t.size, s.size)
-                if d < ANY_CARD_REACH:
-                    cost[i, j] = d
-        for r, c in _assign(cost):
-            pairs[left_seen[c].index] = left_tracks[r].id
-    return pairs
+    codes = [deck.identity(s.card).code for s in seen]
+    same = np.array([[t.identity == code for code in codes] for t in tracks])
+    shifts = _chain_shifts(tracks, seen, same, dist, chains)
+    moved = np.array([t.centre + shifts.get(t.id, 0.0) for t in tracks])
+    residual = np.linalg.norm(moved[:, None, :] - centres_s[None, :, :], axis=2) / size
+    cost = np.where(same & (residual < SAME_CARD_SLACK), residual, _FAR)
+    cost = np.where(~same & (residual < ANY_CARD_REACH), residual + 1.0, cost)
+    # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
+    cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
+    return {seen[c].index: tracks[r].id for r, c in _assign(cost)}

@@ -21,9 +21,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+import cv2
 import numpy as np
 
 from companion.game.cards import Card, Kind
+from companion.game.chains import is_complete
 from companion.game.deck import Deck, load_deck
 
 from .frames import EncodedFrame, full_image
@@ -43,6 +45,8 @@ class TrackerSettings:
     reading_gap: int = 1          # read every n-th still frame (spreads readings at high fps)
     max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
+    unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card
+    confirm_take: int = 2         # settled tables an incomplete chain must be gone to count as taken
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)
@@ -99,8 +103,10 @@ class Tracker:
         self._window = _Window()
         self._settled_frame: int | None = None
         self._settled_image: np.ndarray | None = None
+        self._settled_small: np.ndarray | None = None
         self._settled_outlines: dict[int, list] = {}
         self._force = False
+        self._vanishing: dict[tuple, int] = {}     # incomplete chains gone, for how many settles
         self.retired: dict[int, Track] = {}        # cards collected or taken, kept for the record
         self._facing: dict[int, dict[int, str]] = {}  # middle -> {neighbour: colour facing it}
 
@@ -247,6 +253,7 @@ class Tracker:
         presence: Counter = Counter()
         links: Counter = Counter()
         latest_links: set = set()
+        pairings: list[dict] = []
         for frame, reading in zip(window.frames, window.readings):
             pairs = match_sightings(list(self.tracks.values()), reading, self.deck, self.chains)
             for seen in reading.cards:
@@ -255,12 +262,17 @@ class Tracker:
                 pairs[seen.index] = track.id
                 track.observe(seen, self.deck, frame)
             presence.update(set(pairs.values()))
+            pairings.append(pairs)
             edges = {frozenset((pairs[a], pairs[b])) for chain in reading.chains
                      for a, b in zip(chain, chain[1:])}
             links.update(edges)
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
-        edges = {e for e, k in links.items() if k >= n / 2 and e <= present}
+        # A link is judged only by the readings that saw both its cards: a card missed
+        # in one reading says nothing about whether it touches its neighbour.
+        seen_in = [set(pairs.values()) for pairs in pairings]
+        edges = {e for e, k in links.items() if e <= present
+                 and k >= sum(e <= seen for seen in seen_in) / 2}
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, known, window)
@@ -275,7 +287,26 @@ class Tracker:
         before = {t for chain in self.chains for t in chain}
         added = present - before
         gone = before - present
+        unmoved = self._unmoved(window)
+        if unmoved is not None:
+            # The pixels have the last word on whether anything happened at a place: a card
+            # the analyser lost where nothing changed is still there, and one it found where
+            # nothing changed was never laid.
+            unseen = {t for t in gone if unmoved(self._track(t).corners)}
+            ghosts = {t for t in added if unmoved(self.tracks[t].corners)}
+            self.stats["unseen"] += len(unseen)
+            self.stats["ghosts"] += len(ghosts)
+            gone -= unseen
+            added -= ghosts
+            present = (present - ghosts) | unseen
+            edges = {e for e in edges if not e & ghosts}
+            self._restore_links(unseen, present, edges)
         taken = [c for c in self.chains if all(t in gone for t in c)]
+        taken, doubted = self._confirmed_takes(taken)
+        gone -= doubted
+        if doubted:
+            present |= doubted
+            self._restore_links(doubted, present, edges)
         hidden = gone - {t for c in taken for t in c}
         problem = None
         if self._force:
@@ -288,10 +319,7 @@ class Tracker:
             # A card that vanished from inside a chain is taken to be hidden (a hand
             # resting on it, a missed detection), not moved: keep it where it was.
             present |= hidden
-            for chain in self.chains:
-                for a, b in zip(chain, chain[1:]):
-                    if (a in hidden or b in hidden) and a in present and b in present:
-                        edges.add(frozenset((a, b)))
+            self._restore_links(hidden, present, edges)
         chains = _paths(present, edges) if problem is None else None
         if problem is None and chains is None:
             chains = _paths(present, {e for e in latest if e <= present} | set())
@@ -336,6 +364,52 @@ class Tracker:
             self.codes.pop(t, None)
             self.retired[t] = self.tracks.pop(t)
         return events + self._corrections(frame)
+
+    def _confirmed_takes(self, taken: list[list[int]]) -> tuple[list[list[int]], set]:
+        """Chains that left the table for sure, and the cards of those still in doubt.
+
+        A complete snake is taken as soon as it is gone (that is the game).  An
+        incomplete one vanishing is far more often a card the camera lost than an
+        illegal take, so it must stay gone for `confirm_take` settled tables first.
+        """
+        sure, doubted = [], set()
+        still_going = {}
+        for chain in taken:
+            key = tuple(sorted(chain))
+            codes = [(_code_of(self.history[-1], t) if self.history else None)
+                     or self._track(t).identity for t in chain]
+            seen_gone = self._vanishing.get(key, 0) + 1
+            if is_complete([Card.parse(c) for c in codes]) or seen_gone >= self.settings.confirm_take:
+                sure.append(chain)
+            else:
+                still_going[key] = seen_gone
+                doubted.update(chain)
+        self._vanishing = still_going
+        return sure, doubted
+
+    def _restore_links(self, kept: set, present: set, edges: set) -> None:
+        """Give cards kept in place though unseen the links they had in the settled table."""
+        for chain in self.chains:
+            for a, b in zip(chain, chain[1:]):
+                if (a in kept or b in kept) and a in present and b in present:
+                    edges.add(frozenset((a, b)))
+
+    def _unmoved(self, window: _Window):
+        """A test `corners -> bool`: did the pixels under that outline stay as they were when
+        the table last settled?  None when there is no settled picture to compare with."""
+        before, now, image = self._settled_small, window.small, window.image
+        if before is None or now is None or image is None or before.shape != now.shape:
+            return None
+        changed = self.gate.changed_mask(now, before)
+        scale = np.array([now.shape[1] / image.shape[1], now.shape[0] / image.shape[0]])
+
+        def unmoved(corners) -> bool:
+            region = np.zeros(changed.shape, np.uint8)
+            pts = np.round(np.asarray(corners, float) * scale).astype(np.int32)
+            cv2.fillConvexPoly(region, pts, 1)
+            inside = region.astype(bool)
+            return inside.sum() > 0 and changed[inside].mean() < self.settings.unmoved_fraction
+        return unmoved
 
     def _track(self, t: int) -> Track:
         return self.tracks[t] if t in self.tracks else self.retired[t]
@@ -395,6 +469,7 @@ class Tracker:
                 self._facing[t] = _facing(ids, codes, i)
         self._settled_frame = window.frames[-1]
         self._settled_image = window.image
+        self._settled_small = window.small
         self._settled_outlines = {t: self.tracks[t].corners.tolist()
                                   for c in chains for t in c}
 
