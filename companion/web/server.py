@@ -83,6 +83,8 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
     app.config.update(FEED_PACE=pace, PROFILE=profile)
     service.read_photo = PhotoReader(profile)
     current = service.store.current_game()
+    if current is not None:
+        service.show_last_picture(current)
 
     def feed_for(game_source: str, game_players):
         return open_feed(game_source, pace=pace, players=list(game_players), profile=profile)

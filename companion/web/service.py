@@ -276,6 +276,14 @@ class GameService:
 
     # -- the live source
 
+    def show_last_picture(self, game: Game) -> None:
+        """Put the game's latest still on the video, e.g. after a restart before the camera is back."""
+        pictures = [f.picture for f in self.view(game).frames if f.picture]
+        if pictures:
+            path = self.evidence_dir / game.id / pictures[-1]
+            if path.exists():
+                self.video.put(path.read_bytes())
+
     def start_feed(self, game: Game, feed: TableFeed) -> None:
         self.stop_feed()
         self.feed_error = None

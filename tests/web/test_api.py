@@ -217,3 +217,14 @@ def test_a_photo_the_recogniser_cannot_read_says_so(client, service, game):
     response = upload(client, png_bytes())
     assert response.status_code == 400 and "send the table" in response.get_json()["error"]
     assert client.get("/api/state").get_json()["moves"] == 0
+
+
+def test_viewers_beyond_the_cap_are_turned_away(client, service, monkeypatch):
+    import companion.web.views.api as api
+    monkeypatch.setattr(api, "MAX_STREAMS", 2)
+    held = [service.bus.subscribe(), service.bus.subscribe()]
+    assert client.get("/api/events").status_code == 503
+    service.bus.unsubscribe(held[0])
+    response = client.get("/api/events", buffered=False)
+    assert response.status_code == 200
+    response.close()

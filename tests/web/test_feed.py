@@ -124,3 +124,12 @@ def test_a_rendered_film_settles_each_record_table_at_its_first_still_frame(tmp_
     assert resumed[0].index == settled[1][0] + 1
     with pytest.raises(FeedUnavailable):
         FilmFeed(tmp_path / "nothing.json")
+
+
+def test_after_a_restart_the_video_shows_the_games_last_still(service):
+    game = service.new_game(["Ann", "Ben"], "upload")
+    service.observe(game, [["M-red-blue"]], jpeg=b"\xff\xd8one\xff\xd9")
+    service.observe(game, [["M-red-blue", "M-blue-green"]], jpeg=b"\xff\xd8two\xff\xd9")
+    service.video.put(b"")
+    service.show_last_picture(game)
+    assert service.video.latest()[1] == b"\xff\xd8two\xff\xd9"

@@ -12,6 +12,7 @@ from . import selected_game, service, table_field
 bp = Blueprint("api", __name__)
 KEEPALIVE_SECONDS = 15.0
 VIDEO_REPEAT_SECONDS = 2.0   # resend the picture this often so a stalled stream recovers
+MAX_STREAMS = 200            # each open stream holds a server thread: refuse beyond this
 
 
 @bp.get("/api/state")
@@ -44,6 +45,8 @@ def games():
 @bp.get("/api/events")
 def events():
     svc = service()
+    if svc.bus.count >= MAX_STREAMS:
+        abort(503, description="too many viewers; try again later")
     q = svc.bus.subscribe()
     first = svc.connect_message()
 
