@@ -17,7 +17,7 @@ def game_json(service: GameService, game: Game) -> dict:
     return {
         "game": {"id": game.id, "players": list(game.players), "source": game.source,
                  "created_at": game.created_at, "finished_at": game.finished_at},
-        "moves": [service.move_json(game, m) for m in view.moves],
+        "moves": [service.move_json(game, m, view) for m in view.moves],
         "piles": view.piles,
         "scores": view.scores,
         "winners": view.winners,

@@ -98,16 +98,16 @@ class GameService:
             "finished": view.finished,
             "frame": view.frames[-1].index if view.frames else None,
             "moves": len(view.moves),
-            "last_move": self.move_json(game, view.moves[-1]) if view.moves else None,
+            "last_move": self.move_json(game, view.moves[-1], view) if view.moves else None,
             "placed": len(placed),
             "seq": view.last_seq,
             "source": game.source,
         }
 
-    def move_json(self, game: Game, move: dict) -> dict:
+    def move_json(self, game: Game, move: dict, view: GameView | None = None) -> dict:
         out = {k: v for k, v in move.items() if k not in ("evidence", "void")}
         pictures = {}
-        frames = self.view(game).frames if move.get("evidence") else []
+        frames = (view or self.view(game)).frames if move.get("evidence") else []
         for side, index in (move.get("evidence") or {}).items():
             frame = frames[index] if index is not None and index < len(frames) else None
             pictures[side] = (f"/evidence/{game.id}/{frame.picture}"
@@ -119,7 +119,7 @@ class GameService:
     def moves_json(self, game: Game) -> dict:
         view = self.view(game)
         return {"game": game.id,
-                "moves": [self.move_json(game, m) for m in view.moves],
+                "moves": [self.move_json(game, m, view) for m in view.moves],
                 "overrides": [e for e in view.log if e["kind"] in ("override", "correction", "undo")]}
 
     def scores_json(self, game: Game) -> dict:

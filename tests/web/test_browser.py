@@ -74,11 +74,24 @@ def test_live_page_shows_a_settled_move_within_a_second(server, page, service, g
             f"document.querySelector('.verdict-box').dataset.moves === '{moves}'", timeout=2000)
         delays.append(time.monotonic() - settled)
     assert max(delays) < 1.0, delays
+    print(f"settled -> shown on the live page: {', '.join(f'{d * 1000:.0f} ms' for d in delays)}")
     last = service.state_json(service.store.game(g.id))["last_move"]
     shown = page.inner_text(".verdict-box")
     assert last["player"] in shown and last["reason"] in shown
     assert page.inner_text("dd.turn") == service.state_json(service.store.game(g.id))["turn"]
     shot(page, "live-after")
+
+
+def test_the_desync_banner_comes_and_goes_live(server, page, service, game, sample_record):
+    g = game(3)
+    page.goto(server + "/live")
+    wait_for_viewer(service)
+    assert page.locator(".banner.desync").count() == 0
+    service.observe(g, sample_record["frames"][2]["table"], desync=True)
+    page.wait_for_selector(".banner.desync", timeout=2000)
+    assert "Desync" in page.inner_text(".banner.desync")
+    service.observe(g, sample_record["frames"][3]["table"])
+    page.wait_for_selector(".banner.desync", state="detached", timeout=2000)
 
 
 def test_the_override_flow_changes_the_score(server, browser, page, service, game):

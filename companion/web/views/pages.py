@@ -26,7 +26,7 @@ def page_context(game: Game | None) -> dict:
         return {"game": None}
     svc = service()
     view = svc.view(game)
-    moves = [svc.move_json(game, m) for m in view.moves]
+    moves = [svc.move_json(game, m, view) for m in view.moves]
     illegal_only = bool(request.args.get("illegal"))
     ranking = sorted(game.players, key=lambda p: (-view.scores.get(p, {}).get("cards", 0),
                                                   -view.scores.get(p, {}).get("longest", 0)))
