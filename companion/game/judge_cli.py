@@ -14,7 +14,7 @@ def read_source(name: str) -> str:
     if name == "-":
         return sys.stdin.read()
     try:
-        return Path(name).read_text(encoding="utf-8")
+        return Path(name).read_text(encoding="utf-8-sig")   # tolerate a byte-order mark
     except FileNotFoundError:
         raise RecordError(f"{name}: no such file") from None
     except UnicodeDecodeError:

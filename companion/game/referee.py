@@ -231,13 +231,9 @@ class Referee:
 
     def _collections(self, taken: Counter, frame: int) -> list[Move]:
         """Chains that left the table in a frame with a placement: collections, legal or not."""
-        moves = []
-        for chain in sorted(taken.elements(), key=_key):
-            if is_complete(chain):
-                moves.append(self._collect(chain, frame))
-            else:
-                moves.append(self._took_incomplete(chain, frame))
-        return moves
+        chains = sorted(taken.elements(), key=lambda c: (not is_complete(c), _key(c)))
+        return [self._collect(c, frame) if is_complete(c) else self._took_incomplete(c, frame)
+                for c in chains]
 
     def _collect(self, chain: Chain, frame: int, *, at_end: bool = False) -> Move:
         entry = next((c for c in self._completed if c.chain == chain), None)

@@ -212,7 +212,8 @@ class _Game:
             self.table.remove(b)
             self.table.append(a + b)
         else:
-            longer = [c for c in chains if len(c) >= 2]
+            # taking a card back must not leave a complete snake: nobody would have completed it
+            longer = [c for c in chains if len(c) >= 2 and not is_complete(c[:-1])]
             if not longer:
                 return False
             chain = self.rng.choice(longer)
