@@ -202,6 +202,7 @@ class Tracker:
                 "history": self.history, "moves": self.moves,
                 "desync_reason": self.desync_reason, "stats": dict(self.stats),
                 "settled_frame": self._settled_frame,
+                "vanishing": [[list(k), n] for k, n in self._vanishing.items()],
                 "settled_outlines": {str(k): v for k, v in self._settled_outlines.items()}}
 
     @property
@@ -233,6 +234,7 @@ class Tracker:
         self.resumed_at = int(state.get("resume_frame", self.last_frame + 1))
         self._next_id = int(state["next_id"])
         self._settled_frame = state.get("settled_frame")
+        self._vanishing = {tuple(k): int(n) for k, n in state.get("vanishing", [])}
         self._settled_outlines = {int(k): v for k, v in state.get("settled_outlines", {}).items()}
         self.referee.replay([(h["frame"], h["table"]) for h in self.history])
 
@@ -292,7 +294,9 @@ class Tracker:
             # The pixels have the last word on whether anything happened at a place: a card
             # the analyser lost where nothing changed is still there, and one it found where
             # nothing changed was never laid.
-            unseen = {t for t in gone if unmoved(self._track(t).corners)}
+            # (a chain already missing at the last settle is judged by how long it stays gone)
+            pending = {t for key in self._vanishing for t in key}
+            unseen = {t for t in gone - pending if unmoved(self._track(t).corners)}
             ghosts = {t for t in added if unmoved(self.tracks[t].corners)}
             self.stats["unseen"] += len(unseen)
             self.stats["ghosts"] += len(ghosts)

@@ -232,3 +232,48 @@ def test_a_card_misread_when_laid_is_corrected_by_later_readings_and_the_game_re
     want = expected(GAME)
     assert summary(tracker.moves) == summary(want["moves"])
     assert tracker.account()["scores"] == want["scores"]
+
+
+def _drop(code_colours):
+    """A fault: the analyser does not see the cards with these colours (they are still drawn)."""
+    def fault(data, call):
+        gone = {c["id"] for c in data["cards"] if c["colours"] == code_colours}
+        data["cards"] = [c for c in data["cards"] if c["id"] not in gone]
+        data["snakes"] = [{**s, "cards": [i for i in s["cards"] if i not in gone]}
+                          for s in data["snakes"] if set(s["cards"]) - gone]
+        return data
+    return fault
+
+
+def test_a_card_the_analyser_loses_where_nothing_changed_is_still_there():
+    tables = [[["M-blue-green"], ["H-red"]], [["M-blue-green", "M-green-yellow"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["H-red"]]]
+    lose_head = _drop(["red"])
+
+    def fault(data, call):   # every reading of the second table misses the red head
+        return lose_head(data, call) if 4 <= call <= 6 else data
+    tracker, p = run(tables, fault=fault)
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+    assert tracker.stats["unseen"] >= 1
+
+
+def test_a_card_the_analyser_invents_where_nothing_changed_is_never_laid():
+    def ghost(data, call):
+        if 4 <= call <= 6:   # a card "seen" on empty table while the real move happens elsewhere
+            data["cards"].append({"id": 99, "kind": "head", "colours": ["blue"],
+                                  "ends": [[500.0, 400.0]], "confidence": 0.9,
+                                  "corners": [[450, 380], [506, 380], [506, 420], [450, 420]]})
+            data["snakes"].append({"cards": [99], "complete": False})
+        return data
+    tracker, p = run(GAME[:3], fault=ghost)
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+    assert tracker.stats["ghosts"] >= 1
+
+
+def test_an_incomplete_chain_really_taken_is_reported_once_it_stays_gone():
+    tables = [[["M-blue-green"], ["H-red"]], [["M-blue-green"]], [["M-blue-green", "M-green-yellow"]]]
+    tracker, p = run(tables)
+    moves = p.moves()
+    assert [m["action"] for m in moves if m["frame"] < p.frame - 8] == []   # not on first sight
+    assert any(m["action"] == "collect" and m["code"] == "collected_incomplete" for m in moves)
+    assert any(m["card"] in ("M-green-yellow", "M-yellow-green") and m["legal"] for m in moves)
