@@ -111,27 +111,54 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
     return _serve(app, host, port, _pin_of(app), headline)
 
 
-def demo(host: str, port: int, pace: float, data_dir: str | None = None) -> int:
-    """The bundled sample game with no camera and no set-up.
+def demo(host: str, port: int, pace: float, data_dir: str | None = None,
+         pause: float = 12.0) -> int:
+    """The bundled sample game with no camera and no set-up, played again and again.
 
     The renderer's filmed sample game (sample_images/game/) when it is there:
     its frames as the camera picture at their own frame rate, its record's
     tables settled as the film shows them.  Otherwise the symbolic sample
-    game, one table every `pace` seconds, drawn as card glyphs.
+    game, one table every `pace` seconds, drawn as card glyphs.  After the
+    last turn the final scores stay up for `pause` seconds, then a new game
+    starts, so a screen left on the demo never goes stale.
     """
     _check_free(host, port)
+    if SAMPLE_FILM.exists():
+        FilmFeed(SAMPLE_FILM)   # fail now, in one line, if it cannot be read
+        what = "the rendered sample game, at its own speed"
+
+        def make_feed():
+            feed = FilmFeed(SAMPLE_FILM)
+            return feed, feed.players, "sample_images/game"
+    elif SAMPLE_RECORD.exists():
+        record = json.loads(SAMPLE_RECORD.read_text(encoding="utf-8"))
+        RecordFeed(record)
+        what = f"the sample game, one turn every {pace:g} s"
+
+        def make_feed():
+            return RecordFeed(record, pace=pace, first_delay=2.0), record["players"], SAMPLE_RECORD.name
+    else:
+        raise FeedUnavailable(f"the sample game is missing: {SAMPLE_RECORD}")
     folder = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="hisss-demo-"))
     service = open_service(folder)
     app = create_app(service)
-    if SAMPLE_FILM.exists():
-        feed = FilmFeed(SAMPLE_FILM)
-        game = service.new_game(feed.players, "sample_images/game", feed)
-        what = "the rendered sample game, at its own speed"
-    elif SAMPLE_RECORD.exists():
-        record = json.loads(SAMPLE_RECORD.read_text(encoding="utf-8"))
-        feed = RecordFeed(record, pace=pace, first_delay=2.0)
-        game = service.new_game(record["players"], SAMPLE_RECORD.name, feed)
-        what = f"the sample game, one turn every {pace:g} s"
-    else:
-        raise FeedUnavailable(f"the sample game is missing: {SAMPLE_RECORD}")
-    return _serve(app, host, port, _pin_of(app), f"Demo: {what} ({', '.join(game.players)})")
+    stop = threading.Event()
+
+    def play_forever():
+        while not stop.is_set():
+            feed, players, source = make_feed()
+            service.new_game(players, source, feed)
+            service.wait_for_feed()
+            if stop.wait(pause):
+                return
+
+    first = threading.Event()
+    player = threading.Thread(target=play_forever, name="demo", daemon=True)
+    player.start()
+    while service.store.current_game() is None and player.is_alive():
+        first.wait(0.01)
+    players = service.store.current_game().players
+    try:
+        return _serve(app, host, port, _pin_of(app), f"Demo: {what} ({', '.join(players)})")
+    finally:
+        stop.set()

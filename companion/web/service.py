@@ -292,6 +292,12 @@ class GameService:
                                              name="table-feed", daemon=True)
         self._feed_thread.start()
 
+    def wait_for_feed(self, timeout: float | None = None) -> None:
+        """Return once the running feed has ended (its source ran out or it was stopped)."""
+        thread = self._feed_thread
+        if thread is not None:
+            thread.join(timeout)
+
     def stop_feed(self) -> None:
         feed, thread = self._feed, self._feed_thread
         self._feed = self._feed_thread = None
