@@ -142,21 +142,19 @@ def demo(host: str, port: int, pace: float, data_dir: str | None = None,
     folder = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="hisss-demo-"))
     service = open_service(folder)
     app = create_app(service)
-    stop = threading.Event()
+    stop, started = threading.Event(), threading.Event()
 
     def play_forever():
         while not stop.is_set():
             feed, players, source = make_feed()
             service.new_game(players, source, feed)
+            started.set()
             service.wait_for_feed()
             if stop.wait(pause):
                 return
 
-    first = threading.Event()
-    player = threading.Thread(target=play_forever, name="demo", daemon=True)
-    player.start()
-    while service.store.current_game() is None and player.is_alive():
-        first.wait(0.01)
+    threading.Thread(target=play_forever, name="demo", daemon=True).start()
+    started.wait()
     players = service.store.current_game().players
     try:
         return _serve(app, host, port, _pin_of(app), f"Demo: {what} ({', '.join(players)})")
