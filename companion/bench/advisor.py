@@ -56,13 +56,14 @@ OPPONENTS = {"random": random_policy, "greedy": greedy_policy}
 def play_game(deck: Deck, seats: Sequence[Policy], seed: int) -> tuple[dict, list[str]]:
     """One game: seat i plays with `seats[i]`; returns (scores, winners) keyed by seat name.
 
-    The shuffle depends only on `seed`, the random choices on a second stream,
-    so the control game sees the very same deck.
+    The shuffle depends only on `seed`, each seat's random choices on a stream
+    of its own, so the control game sees the very same deck and its opponents
+    the same random numbers (until the games part ways).
     """
     names = [f"P{i}" for i in range(len(seats))]
     pile = deck.cards()
     random.Random(seed).shuffle(pile)
-    choices = random.Random(f"{seed}-choices")
+    choices = [random.Random(f"{seed}-seat-{i}") for i in range(len(seats))]
     seen: Counter = Counter()
     starter = pile.pop()
     seen[deck.identity(starter)] += 1
@@ -75,7 +76,7 @@ def play_game(deck: Deck, seats: Sequence[Policy], seed: int) -> tuple[dict, lis
         seat = turn % len(seats)
         turn += 1
         remaining = +Counter({c: n - seen[c] for c, n in deck.counts.items()})
-        placement = seats[seat](table, card, remaining, choices)
+        placement = seats[seat](table, card, remaining, choices[seat])
         table = list(placement.table)
         if placement.completes:
             table.remove(placement.chain)
@@ -130,6 +131,7 @@ def bench_advisor(games: int, players: int, seed: int, opponents: str = "random"
     deck = deck or load_deck()
     other = OPPONENTS[opponents]
     advised, baseline = Tally(), Tally()
+    edges: list[Fraction] = []     # per game: advisor's win share less the control's, same deck
     started = time.perf_counter()
     for g in range(games):
         seat, game_seed = g % players, seed * 1_000_003 + g
@@ -142,6 +144,7 @@ def bench_advisor(games: int, players: int, seed: int, opponents: str = "random"
             me = f"P{seat}"
             share = Fraction(1, len(winners)) if me in winners else Fraction(0)
             tally.add(share, winners == [me], scores[me]["cards"])
+            edges.append(share if tally is advised else -share)
     report = {"games": games, "players": players, "seed": seed, "opponents": opponents,
               "baseline": round(1 / players, 4),
               "shared_wins": "a win shared by k players counts 1/k",
@@ -149,6 +152,12 @@ def bench_advisor(games: int, players: int, seed: int, opponents: str = "random"
               "seconds": round(time.perf_counter() - started, 1)}
     if control:
         report["control"] = dict(baseline.to_json(), policy=f"{opponents} in the advisor's seat")
+        paired = [edges[i] + edges[i + 1] for i in range(0, len(edges), 2)]
+        mean = sum(paired) / len(paired)
+        spread = (math.sqrt(float(sum((d - mean) ** 2 for d in paired)) / (len(paired) - 1) / len(paired))
+                  if len(paired) > 1 else float("nan"))
+        report["edge_over_control"] = {"win_rate": round(float(mean), 4),
+                                       "stderr_paired": round(spread, 4)}
     return report
 
 
@@ -163,6 +172,8 @@ def format_report(r: dict) -> str:
         c = r["control"]
         lines.append(f"  control win rate  {c['win_rate']:.3f} ± {c['win_rate_stderr']:.3f}  "
                      f"({c['policy']}, same decks); mean cards {c['mean_cards']}")
+        e = r["edge_over_control"]
+        lines.append(f"  advisor - control {e['win_rate']:+.3f} ± {e['stderr_paired']:.3f} (paired by deck)")
     lines.append(f"  {r['seconds']} s")
     return "\n".join(lines)
 

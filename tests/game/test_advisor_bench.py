@@ -37,6 +37,8 @@ def test_bench_report():
     for tally in (report["advisor"], report["control"]):
         assert tally["games"] == 2 and 0 <= tally["win_rate"] <= 1
         assert tally["outright_wins"] <= round(tally["win_rate"] * 2 + 1e-9)
+    edge = report["edge_over_control"]["win_rate"]
+    assert edge == pytest.approx(report["advisor"]["win_rate"] - report["control"]["win_rate"], abs=1e-3)
     with pytest.raises(ValueError, match="--players"):
         bench_advisor(games=1, players=1, seed=1)
 
