@@ -17,7 +17,7 @@ from .counting import remaining_cards
 from .deck import Deck, DeckError, load_deck
 from .hints import LANGUAGES, badge, cards_left
 from .judge_cli import read_source
-from .record import RecordError, check_players, parse_record, read_table
+from .record import check_players, parse_record, read_table
 from .referee import judge_game
 from .rules import table_problems
 

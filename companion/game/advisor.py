@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Mapping, Sequence
 
 from .cards import Card
-from .chains import Chain, describe_chain
+from .chains import Chain
 from .counting import DrawPile, GiveAway, SnakeOutlook, give_away, snake_outlooks
 from .deck import Deck
 from .hints import DEFAULT_LANGUAGE, Hint, badge, cards_left
@@ -230,7 +230,3 @@ def hint_panel(table: Sequence[Sequence[Card]], deck: Deck, remaining: Mapping[C
             "by_colour": pile.by_colour(), "jokers": pile.jokers(),
             "badges": snake_badges(table, remaining, lang),
             "hints": [h.text(lang) for h in hints], "best": best}
-
-
-def describe(table: Sequence[Chain]) -> str:
-    return "  ".join(describe_chain(c) for c in table) or "(empty)"

@@ -96,7 +96,7 @@ class DrawPile:
 
 # --- which card collects what ---------------------------------------------------
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=50_000)   # a game needs a few thousand; a long-running dashboard stays small
 def _completes(chains: tuple[Chain, ...], card: Card) -> bool:
     """Whether `card` turns exactly these (canonical) chains into one complete snake."""
     return bool(completions(chains, Counter({card: 1})))
