@@ -2,8 +2,6 @@
 from collections import Counter
 from fractions import Fraction
 
-import pytest
-
 from companion.game.advisor import (advise, best_placement, hint_panel, outlook, rank_placements,
                                    snake_badges, table_after)
 from companion.game.cards import Card
