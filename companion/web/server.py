@@ -35,7 +35,8 @@ def default_data_dir() -> Path:
 def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
     server = make_server(host, port, app, threaded=True)
     server.daemon_threads = True
-    shown = "localhost" if host in ("127.0.0.1", "::1", "localhost") else host
+    local = host in ("127.0.0.1", "::1", "localhost")
+    shown = "localhost" if local else (_lan_address() if host in ("0.0.0.0", "::", "") else host)
     url = f"http://{shown}:{server.port}"
     token = app.extensions["spectator_token"]
     print(f"{headline}\n"
@@ -43,7 +44,7 @@ def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
           f"  spectators:  {url}/watch/{token}\n"
           f"  referee PIN: {pin}\n"
           f"Press Ctrl+C to stop.", flush=True)
-    if host not in ("127.0.0.1", "::1", "localhost"):
+    if not local:
         print("  listening on the network: changes need the referee PIN", flush=True)
 
     def stop(*_):
@@ -57,6 +58,16 @@ def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
         app.extensions["service"].stop_feed()
         server.server_close()
     return 0
+
+
+def _lan_address() -> str:
+    """This computer's address on the local network, for the printed links."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))   # UDP connect: picks a route, sends nothing
+            return probe.getsockname()[0]
+        except OSError:
+            return socket.gethostname()
 
 
 def _check_free(host: str, port: int) -> None:

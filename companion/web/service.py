@@ -21,6 +21,7 @@ from companion.game.history import GameView, Replay
 from companion.store.db import Game, Store, StoreError, UnknownGame
 
 from .broadcast import Broadcaster, PictureBuffer
+from .calibrate import calibrate_from_photos
 from .feed import FeedUnavailable, TableFeed
 from .picture import draw_table_jpeg, encode_jpeg, placeholder_jpeg
 
@@ -42,6 +43,8 @@ def validate_table(table, deck: Deck) -> list[list[str]]:
 
 
 class GameService:
+    """One store of games, the current game's live feed, and everyone watching."""
+
     def __init__(self, store: Store, evidence_dir: str | Path, deck: Deck | None = None):
         self.store = store
         self.evidence_dir = Path(evidence_dir)
@@ -55,9 +58,8 @@ class GameService:
         self._replays: dict[str, Replay] = {}
         self._feed: TableFeed | None = None
         self._feed_thread: threading.Thread | None = None
-        # Where the set-up page's calibration step goes; `calibrate.py` points it at
-        # the real `companion calibrate` when that is installed.
-        from .calibrate import calibrate_from_photos
+        # The set-up page's calibration step and the photo upload's reader; both
+        # replaceable (tests, a calibration profile chosen later).
         self.calibrate: Callable = calibrate_from_photos
         self.read_photo: Callable = PhotoReader()
 
