@@ -139,14 +139,18 @@ class GameService:
         with self._lock:
             event = self.store.append(game.id, kind, data)
             view = self.view(game)
-            self.publish(game, kind, view, settled_at=settled_at)
+            # the moves this event made or changed, for viewers that want each one
+            touched = [m for m in view.moves
+                       if m["seq"] == event.seq or (m["override"] or {}).get("seq") == event.seq]
+            self.publish(game, kind, view, settled_at=settled_at, moves=touched)
             return event, view
 
     def publish(self, game: Game, kind: str, view: GameView | None = None,
-                settled_at: float | None = None) -> None:
+                settled_at: float | None = None, moves: list[dict] = ()) -> None:
         view = view or self.view(game)
         message = {"type": kind, "game": game.id, "at": time.time(),
                    "settled_at": settled_at, "state": self.state_json(game, view),
+                   "moves": [self.move_json(game, m, view) for m in moves],
                    "scores": {"scores": view.scores, "winners": view.winners,
                               "tiebreak": explain_winners(view.scores, view.winners)}}
         self.bus.publish(json.dumps(message))

@@ -6,7 +6,7 @@ import pytest
 from companion.web.app import create_app, open_service
 
 ROOT = Path(__file__).resolve().parents[2]
-from webhelpers import PIN
+from .webhelpers import PIN
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 from companion.game.referee import judge_record
 
-from webhelpers import PIN, referee_session
+from .webhelpers import PIN, referee_session
 
 MOVE_KEYS = {"frame", "turn", "player", "card", "action", "legal", "code", "reason", "collected"}
 
@@ -59,6 +59,7 @@ def test_the_event_stream_sends_the_state_at_connect_then_each_move(client, serv
     message = json.loads(next(chunks).decode().split("data: ", 1)[1])
     assert message["type"] == "table"
     assert message["state"]["last_move"]["card"] == "H-purple"
+    assert [m["card"] for m in message["moves"]] == ["H-purple"]
     assert message["settled_at"] <= message["at"]
     response.close()
     assert service.bus.count == 0
@@ -102,6 +103,19 @@ def test_override_changes_the_score(client, game, sample_record):
     changed = next(m for m in listed["moves"] if m["frame"] == move["frame"] and m["index"] == move["index"])
     assert changed["override"]["reason"] == "Ben finished it"
     assert listed["overrides"][0]["kind"] == "override"
+
+
+def test_the_event_stream_names_the_moves_each_change_touched(client, service, game):
+    g = game(4)
+    response = client.get("/api/events", buffered=False)
+    chunks = iter(response.response)
+    next(chunks)
+    service.override(g, 2, legal=False, stands=True, reason="he peeked")
+    message = json.loads(next(chunks).decode().split("data: ", 1)[1])
+    assert message["type"] == "override"
+    assert [(m["frame"], m["stands"], m["override"]["reason"]) for m in message["moves"]] == \
+        [(2, True, "he peeked")]
+    response.close()
 
 
 def test_correcting_a_card_rejudges_the_move(client, game):

@@ -8,7 +8,7 @@ import pytest
 
 from werkzeug.serving import make_server
 
-from webhelpers import PIN
+from .webhelpers import PIN
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [pytest.mark.browser,

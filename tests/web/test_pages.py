@@ -7,7 +7,7 @@ import pytest
 
 from companion.web.i18n import LANGUAGES, strings
 
-from webhelpers import PIN, referee_session
+from .webhelpers import PIN, referee_session
 
 PAGES = ["/live", "/scoreboard", "/history", "/history?illegal=1", "/setup", "/end",
          "/moves/1", "/login"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from companion.game.referee import judge_record
 
-from webhelpers import PIN, free_port, wait_for
+from .webhelpers import PIN, free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "sample_images" / "sample_game.json"

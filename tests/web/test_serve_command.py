@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from webhelpers import free_port, wait_for
+from .webhelpers import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
