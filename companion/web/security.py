@@ -63,6 +63,17 @@ def check_csrf() -> None:
         abort(403, description="the form has expired or did not come from this dashboard; reload and retry")
 
 
+def local_path(target: str | None, default: str) -> str:
+    """`target` if it is a path on this site, else `default`: never an open redirect.
+
+    Browsers read a backslash as a slash, so "/\\evil.example" is refused like "//evil.example".
+    """
+    if (not target or not target.startswith("/") or target[1:2] in ("/", "\\")
+            or any(ord(ch) < 32 for ch in target)):
+        return default
+    return target
+
+
 def is_referee() -> bool:
     return bool(session.get("referee"))
 

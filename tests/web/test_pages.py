@@ -321,3 +321,20 @@ def test_the_photo_form_on_the_live_page(client, game, service):
         "table": '[["M-blue-green", "M-green-yellow"]]'})
     assert good.status_code == 302
     assert service.state_json(service.game())["last_move"]["card"] == "M-green-yellow"
+
+
+@pytest.mark.parametrize("target", ["//evil.example", "/\\evil.example", "https://evil.example",
+                                    "/\tevil", "/live\r\nSet-Cookie: x=1"])
+def test_redirects_stay_on_this_site(client, target):
+    from urllib.parse import urlsplit
+
+    def stays_here(location: str) -> bool:
+        url = urlsplit(location)
+        return url.netloc in ("", "localhost") and url.path.startswith("/") \
+            and url.path[1:2] not in ("/", "\\") and "\n" not in location
+    assert stays_here(client.get("/lang/fr", query_string={"next": target}).location)
+    client.get("/login")
+    with client.session_transaction() as s:
+        token = s["csrf"]
+    response = client.post("/login", data={"pin": PIN, "csrf_token": token, "next": target})
+    assert response.status_code == 302 and stays_here(response.location)

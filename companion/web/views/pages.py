@@ -12,6 +12,7 @@ from companion.store.db import Game, UnknownGame
 from .. import glyphs
 from ..export import game_csv, game_json
 from ..i18n import LANGUAGES
+from ..security import local_path
 from ..service import explain_winners
 from . import selected_game, service
 
@@ -149,9 +150,7 @@ def export_csv(game_id: str):
 
 
 def _back() -> str:
-    target = request.args.get("next") or url_for("pages.index")
-    # only paths on this site: never an open redirect
-    return target if target.startswith("/") and not target.startswith("//") else url_for("pages.index")
+    return local_path(request.args.get("next"), url_for("pages.index"))
 
 
 @bp.get("/lang/<code>")

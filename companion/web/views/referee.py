@@ -11,7 +11,7 @@ from pathlib import Path
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from ..feed import open_feed
-from ..security import check_csrf, referee_required
+from ..security import check_csrf, local_path, referee_required
 from ..service import ActionError, PhotoReader
 from . import selected_game, service, table_field
 
@@ -19,8 +19,7 @@ bp = Blueprint("referee", __name__)
 
 
 def _back(default: str) -> str:
-    target = request.form.get("next") or default
-    return target if target.startswith("/") and not target.startswith("//") else default
+    return local_path(request.form.get("next"), default)
 
 
 @bp.get("/login")
