@@ -115,7 +115,7 @@ def _render_face(card: Card, pr: Print, w: int, h: int) -> np.ndarray:
     half = half.astype(np.float32)[:, None]
     dx = xx - centre
     lw = max(1.0, 0.028 * w * pr.line_weight * {"cartoon": 1.6, "painted": 0.8, "photo": 0.5, "retro": 1.1}[style])
-    body = np.clip(half - np.abs(dx) + 0.5, 0, 1)
+    body = np.clip(half - np.abs(dx) + 0.5, 0, 1) * (half > 0)   # no hairline past the tip
     outline = np.clip(half + lw - np.abs(dx) + 0.5, 0, 1) * (half > 0.2)
 
     colour = _body_colour(card, pr, t, xx, yy, dx, h)           # h x w x 3 float

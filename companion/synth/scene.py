@@ -12,6 +12,7 @@ lens are whole-image operations done once.
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -398,6 +399,24 @@ def _pick_state(game: Game, capacity: float, rng: np.random.Generator) -> int:
     return int(rng.choice(fitting, p=weights / weights.sum()))
 
 
+def _streams(seed: int, tier: str) -> dict:
+    streams = np.random.SeedSequence([int(seed), list(TIERS).index(tier)]).spawn(7)
+    return dict(zip(("camera", "art", "surface", "light", "state", "layout", "sensor"),
+                    (np.random.default_rng(s) for s in streams)))
+
+
+def _fit_given_table(t: Tier, seed, style, size, textures_dir, table, world: World, rngs: dict):
+    """A caller's table is drawn whole: while a chain does not fit, the camera steps back."""
+    state = [[c if isinstance(c, Card) else Card.parse(c) for c in chain] for chain in table]
+    for _ in range(8):
+        if not lay_out(world, state, copy.deepcopy(rngs["layout"])).dropped:
+            break
+        px = world.camera.focal * world.card_mm[0] / world.camera.distance * 0.8
+        fresh = _streams(seed, t.name)
+        world = make_world(t, fresh, style, size, textures_dir, card_px=px)
+    return world, rngs["layout"]
+
+
 def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: tuple[int, int] | None = None,
                  textures_dir: str | Path | None = None, table=None, styles: Sequence[str] | None = None) -> Scene:
     """One photograph of a Hisss table and its truth; the same arguments give the same bytes.
@@ -408,9 +427,7 @@ def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: 
     the training styles, never the held-out one); `style` fixes it.
     """
     t = get_tier(tier)
-    streams = np.random.SeedSequence([int(seed), list(TIERS).index(tier)]).spawn(7)
-    rngs = dict(zip(("camera", "art", "surface", "light", "state", "layout", "sensor"),
-                    (np.random.default_rng(s) for s in streams)))
+    rngs = _streams(seed, tier)
     if style is None:
         pool = list(styles) if styles else list(TRAIN_STYLES)
         for s in pool:
@@ -423,6 +440,9 @@ def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: 
     if not (64 <= size[0] <= 8192 and 64 <= size[1] <= 8192):
         raise ValueError(f"image size {size} out of range (64-8192 pixels a side)")
     world = make_world(t, rngs, style, size, textures_dir)
+    if table is not None:
+        world, layout_rng = _fit_given_table(t, seed, style, size, textures_dir, table, world, rngs)
+        rngs["layout"] = layout_rng
 
     rs, rl = rngs["state"], rngs["layout"]
     w, h = world.card_mm
