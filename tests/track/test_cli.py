@@ -9,8 +9,8 @@ import pytest
 
 from companion.cli import build_parser, main as cli_main
 from companion.track import run as track_run
-from scene import StampedAnalyzer, game_frames
-from test_tracker import GAME, PLAYERS, expected, summary
+from .scene import StampedAnalyzer, game_frames
+from .test_tracker import GAME, PLAYERS, expected, summary
 
 
 @pytest.fixture(scope="module")

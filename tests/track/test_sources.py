@@ -9,9 +9,9 @@ from companion.track.frames import EncodedFrame, full_image
 from companion.track.sources import FolderSource, FrameRead, SourceError, open_source
 from companion.track.tracker import Tracker
 from companion.track.watchdog import watch
-from mjpeg_server import MjpegServer
-from scene import StampedAnalyzer, game_frames, unstamp
-from test_tracker import GAME, PLAYERS, expected, summary
+from .mjpeg_server import MjpegServer
+from .scene import StampedAnalyzer, game_frames, unstamp
+from .test_tracker import GAME, PLAYERS, expected, summary
 
 TABLES = GAME[:4]
 

@@ -7,7 +7,7 @@ import pytest
 
 from companion.game.referee import judge_record
 from companion.track.tracker import Tracker
-from scene import FakeAnalyzer, Player, analysis
+from .scene import FakeAnalyzer, Player, analysis
 
 PLAYERS = ["Ann", "Ben"]
 GAME = [
