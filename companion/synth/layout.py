@@ -163,6 +163,16 @@ class Occupancy:
     def free(self, polys, shrink: float) -> bool:
         return not np.any(self._mask(polys, -shrink) & self.taken)
 
+    def disjoint(self, polys, shrink: float) -> bool:
+        """No two of these rectangles overlap (beyond `shrink` of touching)."""
+        seen = np.zeros_like(self.taken)
+        for poly in polys:
+            m = self._mask([poly], -shrink)
+            if np.any(m & seen):
+                return False
+            seen |= m
+        return True
+
     def take(self, polys, grow: float) -> None:
         self.taken |= self._mask(polys, grow)
 
@@ -191,7 +201,7 @@ def fit_chain(occ: Occupancy, cards: list[Card], w: float, h: float, style: Chai
             mid = np.mean([p.centre for p in poses], 0)
             poses = [p.moved(start - mid) for p in poses]
         polys = [p.corners() for p in poses]
-        if occ.free(polys, shrink=0.12 * w):
+        if occ.free(polys, shrink=0.12 * w) and occ.disjoint(polys, shrink=0.12 * w):
             occ.take(polys, grow=0.35 * w)
             return poses
     return None
