@@ -183,10 +183,10 @@ class Referee:
                 seen: tuple[Chain, ...], frame: int) -> list[Move]:
         """Exactly one new card: judge the best reading of the change."""
         best = self._reading(card_id, added, removed, seen)
-        self.turn += 1
-        player = self.player_of(self.turn)
         exceeded = self._seen[card_id] + 1 > self.deck.count(card_id)
         if best is None:
+            self.turn += 1
+            player = self.player_of(self.turn)
             card = next(c for chain in seen for c in chain if self.deck.identity(c) == card_id)
             taken = Counter({c: n for c, n in removed.items() if is_complete(c)})
             moves = self._collections(taken, frame)
@@ -198,7 +198,13 @@ class Referee:
         _, chain, i, parts, taken, problems = best
         card = chain[i]
         action = ("new", "extend", "join")[len(parts)]
-        moves = self._collections(taken, frame)
+        complete = Counter({c: n for c, n in taken.items() if is_complete(c)})
+        moves = self._collections(complete, frame)
+        unseen, grabbed = self._unseen_completions(list((taken - complete).elements()), frame, card)
+        moves += unseen
+        self.turn += 1
+        player = self.player_of(self.turn)
+        moves += [self._took_incomplete(c, frame) for c in grabbed]
         what = f"{player} lays {card.code}"
         if exceeded:
             move = Move(frame, self.turn, player, card, action, False, DECK_EXCEEDED,
@@ -261,36 +267,51 @@ class Referee:
         """Chains left the table and nothing else changed: collections, seen or unseen."""
         complete = Counter({c: n for c, n in removed.items() if is_complete(c)})
         moves = [self._collect(c, frame) for c in sorted(complete.elements(), key=_key)]
-        incomplete = list((removed - complete).elements())
-        available = +self.deck.remaining(self._seen_cards())
-        for chains, options in explain_vanished(incomplete, available):
-            cards = sorted({self.deck.identity(o.card) for o in options})
+        unseen, grabbed = self._unseen_completions(list((removed - complete).elements()), frame)
+        return moves + unseen + [self._took_incomplete(c, frame) for c in grabbed]
+
+    def _unseen_completions(self, chains: list[Chain], frame: int, laid: Card | None = None
+                            ) -> tuple[list[Move], list[Chain]]:
+        """Incomplete chains that vanished, completed and taken unseen (a turn each), and
+        the chains no single card could have completed: those were taken incomplete.
+
+        `laid` is a card seen laid in the same frame: it is on the table, so it did
+        not complete anything, and the unseen turn is taken to come before it.
+        """
+        seen = self._seen_cards() + ([self.deck.identity(laid)] if laid else [])
+        available = +self.deck.remaining(seen)
+        moves, grabbed = [], []
+        for group, options in explain_vanished(chains, available):
             if not options:
-                moves.extend(self._took_incomplete(c, frame) for c in chains)
+                grabbed.extend(group)
                 continue
             self.turn += 1
             player = self.player_of(self.turn)
+            cards = sorted({self.deck.identity(o.card) for o in options})
             option = options[0]
-            gone = " and ".join(describe_chain(c) for c in chains)
+            gone = " and ".join(describe_chain(c) for c in group)
+            also = (f" (in the same frame as the next card, {laid.code}: this turn is taken to "
+                    f"come first)" if laid else "")
             if len(cards) == 1:
                 self._seen[cards[0]] += 1
-                snake = option.snake
+                snake = canonical(option.snake)
                 move = Move(frame, self.turn, player, option.card, "complete", True, None,
                             f"{gone} left the table unfinished: only {option.card.code} could have "
                             f"completed it, so {player} drew it, completed the snake and collects its "
-                            f"{len(snake)} cards.", collected={"player": player, "cards": len(snake)},
+                            f"{len(snake)} cards{also}.", collected={"player": player, "cards": len(snake)},
                             chain=snake, inferred=True)
             else:
-                snake = tuple(UNSEEN if k == option.position else c for k, c in enumerate(option.snake))
+                snake = canonical(tuple(UNSEEN if k == option.position else c
+                                        for k, c in enumerate(option.snake)))
                 move = Move(frame, self.turn, player, None, "complete", False, COMPLETION_UNSEEN,
                             f"{gone} left the table unfinished; it could have been completed by "
                             f"{' or '.join(c.code for c in cards)}, but no frame showed which: "
-                            f"check the card {player} drew.",
+                            f"check the card {player} drew{also}.",
                             collected={"player": player, "cards": len(snake)}, chain=snake,
                             inferred=True)
             self.piles[player].append(snake)
             moves.append(move)
-        return moves
+        return moves, grabbed
 
     def _seen_cards(self) -> list[Card]:
         return [card for card, n in self._seen.items() for _ in range(n)]

@@ -55,9 +55,14 @@ def without_reasons(result: dict) -> dict:
     out = dict(result)
     out["moves"] = [dict(m, reason=None, card=m["card"] and Card.parse(m["card"]).identity().code)
                     for m in result["moves"]]
-    out["piles"] = {p: [[c.code for c in canonical([Card.parse(x) for x in s])] for s in snakes]
+    out["piles"] = {p: [[c.code for c in canonical([_card(x) for x in s])] for s in snakes]
                     for p, snakes in result["piles"].items()}
     return out
+
+
+def _card(code: str) -> Card:
+    """A card from its code; `unknown` is the referee's stand-in for a card nobody saw."""
+    return Card(Kind.UNKNOWN) if code == Card(Kind.UNKNOWN).code else Card.parse(code)
 
 
 class _Game:
@@ -252,8 +257,11 @@ class _Game:
         placement = self.rng.choice(options)
         # A victim holding a copy of the card laid would read as that card moved: ambiguous.
         same = self.deck.identity(card)
+        # ...and one a single unseen card could have completed would read as a completion.
+        available = +self.deck.remaining(self._seen_cards() + [same])
         victims = [c for c in placement.table if c is not placement.chain and not is_complete(c)
-                   and all(self.deck.identity(x) != same for x in c)]
+                   and all(self.deck.identity(x) != same for x in c)
+                   and not explain_vanished([c], available)[0][1]]
         if not victims:
             return False
         victim = self.rng.choice(victims)

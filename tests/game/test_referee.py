@@ -213,3 +213,23 @@ def test_laying_against_a_complete_snake_is_a_closed_end_not_a_collection():
                     [["H-red", "M-red-blue", "T-blue"]],
                     [["H-red", "M-red-blue", "T-blue", "M-blue-green"]]])
     assert result["moves"][-1]["code"] == "closed_end"
+
+
+def test_a_snake_completed_unseen_in_the_same_frame_as_the_next_card():
+    result = judge([[["RT"], ["M-yellow-orange"]],
+                    [["RT"], ["M-yellow-orange"], ["H-red"]],            # Ann
+                    [["RT"], ["M-yellow-orange"], ["H-red", "M-red-blue"]],  # Ben
+                    [["RT"], ["M-yellow-orange", "M-orange-green"]]])   # Cy: T-blue, taken; Ann lays
+    last = [m for m in result["moves"] if m["frame"] == 3]
+    assert [(m["turn"], m["player"], m["card"], m["action"], m["legal"]) for m in last] == [
+        (3, "Cy", "T-blue", "complete", True), (4, "Ann", "M-orange-green", "extend", True)]
+    assert "same frame" in last[0]["reason"]
+    assert result["scores"]["Cy"]["cards"] == 3
+
+
+def test_an_incomplete_snake_grabbed_while_laying_a_card_is_charged_to_the_layer():
+    result = judge([[["M-red-blue"], ["M-yellow-orange"]],
+                    [["M-yellow-orange", "M-orange-green"]]])
+    grab, lay = result["moves"]
+    assert (grab["player"], grab["code"], lay["player"], lay["legal"]) == \
+           ("Ann", "collected_incomplete", "Ann", True)
