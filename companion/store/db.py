@@ -156,10 +156,14 @@ class Store:
         game_id = self.setting("current_game")
         return self.game(game_id) if game_id else None
 
-    def mark_finished(self, game_id: str) -> None:
+    def mark_finished(self, game_id: str, finished: bool = True) -> None:
+        """Keep the games list's `finished_at` in step with the log (which decides)."""
         self.game(game_id)
-        self._write([("UPDATE games SET finished_at=? WHERE id=? AND finished_at IS NULL",
-                      (time.time(), game_id))])
+        if finished:
+            self._write([("UPDATE games SET finished_at=? WHERE id=? AND finished_at IS NULL",
+                          (time.time(), game_id))])
+        else:
+            self._write([("UPDATE games SET finished_at=NULL WHERE id=?", (game_id,))])
 
     # -- events
 

@@ -195,7 +195,7 @@ class GameService:
     def observe(self, game: Game, table, *, source_frame: int | None = None,
                 jpeg: bytes | None = None, desync: bool = False, finished: bool = False,
                 settled_at: float | None = None) -> GameView:
-        if game.finished_at is not None:
+        if self.view(game).finished:
             raise ActionError("this game is over: start a new one on the set-up page")
         table = validate_table(table, self.deck)
         if jpeg is None:
@@ -269,9 +269,11 @@ class GameService:
             seq = int(seq)
         except (TypeError, ValueError):
             raise ActionError("seq must be a whole number") from None
-        if seq not in known or known[seq]["kind"] == "finish":
+        if seq not in known:
             raise ActionError(f"no event {seq} that can be undone")
-        return self._append(game, "undo", {"target": seq, "reason": reason})[1]
+        view = self._append(game, "undo", {"target": seq, "reason": reason})[1]
+        self.store.mark_finished(game.id, view.finished)   # undoing the end reopens the game
+        return view
 
     def finish(self, game: Game) -> GameView:
         view = self.view(game)

@@ -338,3 +338,21 @@ def test_redirects_stay_on_this_site(client, target):
         token = s["csrf"]
     response = client.post("/login", data={"pin": PIN, "csrf_token": token, "next": target})
     assert response.status_code == 302 and stays_here(response.location)
+
+
+def test_ending_the_game_by_mistake_can_be_undone(client, game, service, sample_record):
+    g = game(5)
+    token = referee_session(client)
+    client.post(f"/finish?game={g.id}", data={"csrf_token": token})
+    assert service.view(service.store.game(g.id)).finished
+    assert service.store.game(g.id).finished_at is not None
+    with pytest.raises(ValueError, match="over"):
+        service.observe(service.store.game(g.id), sample_record["frames"][5]["table"])
+    page = client.get("/history").data.decode()
+    assert "game ended" in page
+    finish_seq = max(e["seq"] for e in service.view(service.store.game(g.id)).log if e["kind"] == "finish")
+    client.post("/undo", data={"csrf_token": token, "seq": str(finish_seq), "reason": "too early"})
+    reopened = service.store.game(g.id)
+    assert reopened.finished_at is None and not service.view(reopened).finished
+    service.observe(reopened, sample_record["frames"][5]["table"])
+    assert service.state_json(reopened)["turn"] is not None
