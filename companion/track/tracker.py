@@ -40,7 +40,8 @@ class TrackerSettings:
     # Stillness is what separates a settled table from a hand pausing while it lays a card
     # (a pause of a few tenths of a second); see `for_fps`.
     still_frames: int = 3         # frames equal to their predecessor before the table is read
-    readings: int = 3             # readings of one still table voted together
+    readings: int = 3             # readings of one still table voted together, at most
+    agree_readings: int = 2       # ... fewer when this many in a row say exactly the same
     min_readings: int = 2         # fewer before motion resumes was a pause, not a settled table
     reading_gap: int = 1          # read every n-th still frame (spreads readings at high fps)
     max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
@@ -162,9 +163,18 @@ class Tracker:
         self._window.frames.append(frame_index)
         self._window.readings.append(reading)
         self._window.image, self._window.small = image, small
-        if len(self._window.readings) < self.settings.readings:
+        if len(self._window.readings) < self.settings.readings and not self._agreed():
             return []
         return self._settle()
+
+    def _agreed(self) -> bool:
+        """The last readings say the same thing (cards and chains): no need to read on."""
+        k = self.settings.agree_readings
+        readings = self._window.readings
+        if k < 2 or len(readings) < k:
+            return False
+        first = _signature(readings[-1], self.deck)
+        return all(_signature(r, self.deck) == first for r in readings[-k:-1])
 
     def finish(self) -> list[TrackEvent]:
         """The draw pile is empty: the referee closes the game (late collections, winners)."""
@@ -560,6 +570,16 @@ def _canonical(chain: Sequence[str]) -> tuple:
     forward = tuple(chain)
     backward = tuple(Card.parse(c).flipped().code for c in reversed(chain))
     return min(forward, backward)
+
+
+def _signature(reading: Reading, deck: Deck) -> list:
+    """What a reading says, independent of card ids and listing order."""
+    by_id = reading.by_id()
+    chains = []
+    for chain in reading.chains:
+        codes = tuple(deck.identity(by_id[i].card).code for i in chain)
+        chains.append(min(codes, codes[::-1]))
+    return sorted(chains)
 
 
 def _neighbours(tracks: dict, chain: list[int], i: int):

@@ -11,7 +11,7 @@ from companion.track.tracker import Tracker
 from companion.track.watchdog import watch
 from .mjpeg_server import MjpegServer
 from .scene import StampedAnalyzer, game_frames, unstamp
-from .test_tracker import GAME, PLAYERS, expected, summary
+from .test_tracker import FIXED, GAME, PLAYERS, expected, summary
 
 TABLES = GAME[:4]
 
@@ -24,7 +24,7 @@ def frames():
 def track(source_frames, analyzer=None):
     """Run a tracker over (index, image) pairs; returns it and its moves."""
     analyzer = analyzer or StampedAnalyzer(TABLES)
-    tracker = Tracker(analyzer, PLAYERS)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     moves = []
     for index, image in source_frames:
         moves += [e.data for e in tracker.feed(index, image) if e.kind == "move"]

@@ -6,10 +6,13 @@ import copy
 import pytest
 
 from companion.game.referee import judge_record
-from companion.track.tracker import Tracker
+from companion.track.tracker import Tracker, TrackerSettings
 from .scene import FakeAnalyzer, Player, analysis
 
 PLAYERS = ["Ann", "Ben"]
+# Three readings of every settled table, so each test knows which reading its fault hits
+# (by default two readings that agree are enough; see test_two_agreeing_readings_are_enough).
+FIXED = TrackerSettings(agree_readings=0)
 GAME = [
     [["M-blue-green"]],
     [["M-blue-green", "M-green-yellow"]],
@@ -37,7 +40,7 @@ def expected(tables):
 
 def run(tables, fault=None, **player):
     analyzer = FakeAnalyzer(fault=fault)
-    tracker = Tracker(analyzer, PLAYERS)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer, **player)
     p.play([analysis(t) for t in tables])
     return tracker, p
@@ -61,6 +64,23 @@ def test_unchanged_frames_are_not_analysed():
     assert tracker.stats["unchanged"] > 6 * 20
 
 
+def test_two_agreeing_readings_are_enough():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS)
+    Player(tracker, analyzer).play([analysis(t) for t in GAME])
+    assert analyzer.calls == 2 * len(GAME)
+
+    def misread(data, call):
+        if call == 4:   # the second reading of the second table disagrees: read a third time
+            data["cards"][-1]["colours"] = ["green", "orange"]
+        return data
+    analyzer = FakeAnalyzer(fault=misread)
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in GAME[:2]])
+    assert analyzer.calls == 5 and summary(p.moves()) == summary(expected(GAME[:2])["moves"])
+
+
 @pytest.mark.parametrize("drift", [0.0012, -0.003])  # to +15% / -38% brightness over the game
 def test_exposure_drift_is_not_a_change(drift):
     tracker, p = run(GAME[:2], still=60, drift=drift)
@@ -70,7 +90,7 @@ def test_exposure_drift_is_not_a_change(drift):
 
 def test_hand_frames_are_never_read():
     analyzer = FakeAnalyzer()
-    tracker = Tracker(analyzer, PLAYERS)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer, hand_frames=12)
     p.play([analysis(t) for t in GAME[:3]])
     assert analyzer.calls == 9  # three readings per table, none while the hand moves
@@ -79,7 +99,7 @@ def test_hand_frames_are_never_read():
 
 def test_a_nudged_chain_is_the_same_chain():
     analyzer = FakeAnalyzer()
-    tracker = Tracker(analyzer, PLAYERS)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer)
     table = [["H-purple", "M-purple-blue", "M-blue-green"], ["M-green-yellow"]]
     p.show(analysis(table))
@@ -144,7 +164,7 @@ def test_jittered_corners_and_a_garbage_reading():
 
 def test_unreadable_frames_are_skipped_and_counted():
     analyzer = FakeAnalyzer()
-    tracker = Tracker(analyzer, PLAYERS)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer)
     p.play([analysis(t) for t in GAME[:2]])
     before = tracker.stats["frames"]
@@ -195,7 +215,7 @@ def test_rules_do_not_overrule_a_clear_reading():
 
 def test_a_covered_table_is_a_desync_not_moves():
     analyzer = FakeAnalyzer()
-    tracker = Tracker(analyzer, PLAYERS)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer)
     p.play([analysis(t) for t in GAME[:4]])
     p.show(analysis([["M-blue-green"]]), 4, hand=True)
