@@ -7,6 +7,8 @@ import pytest
 from companion.web.feed import (FeedEvent, FeedUnavailable, FilmFeed, RecordFeed, TableFeed,
                                  UploadFeed, open_feed)
 
+from .webhelpers import referee_session
+
 
 class ScriptedFeed:
     """A feed that plays a fixed list of events, as the tracker would."""
@@ -133,3 +135,31 @@ def test_after_a_restart_the_video_shows_the_games_last_still(service):
     service.video.put(b"")
     service.show_last_picture(game)
     assert service.video.latest()[1] == b"\xff\xd8two\xff\xd9"
+
+
+def test_cameras_streams_and_videos_go_to_the_tracker_with_the_games_players(monkeypatch):
+    import companion.track as track
+    calls = []
+
+    def fake_open_table_feed(source, **options):
+        calls.append((source, options))
+        return UploadFeed()
+    monkeypatch.setattr(track, "open_table_feed", fake_open_table_feed)
+    for source in ("0", "http://192.168.1.20:8080/video", "/videos/game.mp4"):
+        assert isinstance(open_feed(source, players=["Ann", "Ben"], profile="p.json"), UploadFeed)
+    assert calls == [(s, {"players": ["Ann", "Ben"], "profile": "p.json"})
+                     for s in ("0", "http://192.168.1.20:8080/video", "/videos/game.mp4")]
+
+
+def test_set_up_page_starts_a_camera_game_through_the_tracker(client, service, monkeypatch):
+    import companion.track as track
+    script = [FeedEvent(0, table=[["M-red-blue"]], jpeg=b"\xff\xd8cam\xff\xd9")]
+    monkeypatch.setattr(track, "open_table_feed", lambda source, **o: ScriptedFeed(script))
+    token = referee_session(client)
+    response = client.post("/setup/new-game", data={"csrf_token": token, "player": ["Ann", "Ben"],
+                                                    "source_kind": "camera", "source_camera": "0"})
+    assert response.status_code == 302
+    game = service.game()
+    assert game.source == "0"
+    wait(lambda: service.view(service.store.game(game.id)).frames)
+    assert service.video.latest()[1] == b"\xff\xd8cam\xff\xd9"

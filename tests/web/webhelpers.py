@@ -1,4 +1,4 @@
-"""Helpers shared by the dashboard tests (imported by name: tests have no packages)."""
+"""Helpers shared by the dashboard tests."""
 import socket
 import time
 
