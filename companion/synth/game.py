@@ -54,6 +54,11 @@ def outer_edge(chain: list[Item], at_end: bool) -> tuple[np.ndarray, np.ndarray]
     return (p.bottom(), p.up) if at_end else (p.top(), -p.up)
 
 
+def _read_back(cards: list[Card]) -> list[Card]:
+    """The same chain read from its other end."""
+    return [c.flipped() for c in reversed(cards)]
+
+
 def _rigid(items: list[Item], src_mid, src_dir, dst_mid, dst_dir) -> list[Pose]:
     """Poses of items moved so that (src_mid, src_dir) lands on (dst_mid, dst_dir)."""
     turn = math.atan2(dst_dir[1], dst_dir[0]) - math.atan2(src_dir[1], src_dir[0])
@@ -82,52 +87,76 @@ class TableFilm:
         self.w = w
 
     # -- matching old chains into a new table
-    def _segments(self, chain: list[Card], free: list[int]):
-        """Split a new chain into old chains (by index, reversed?) and new cards."""
+    def _segments(self, chain: list[Card], used: list[set[int]]):
+        """Split a new chain into runs of old cards (Items, read in the new direction) and new cards.
+
+        A whole old chain is preferred; failing that, a run of two or more cards
+        out of an old chain (a card was taken out of it against the rules).
+        """
         out, i = [], 0
         while i < len(chain):
-            found = None
-            for k in sorted(free, key=lambda k: -len(self.chains[k])):
+            best = None                                  # (length, chain k, reversed, start)
+            for k in sorted(range(len(self.chains)), key=lambda k: -len(self.chains[k])):
+                if used[k]:
+                    continue
                 old = [it.card for it in self.chains[k]]
                 n = len(old)
                 if chain[i:i + n] == old:
-                    found = (k, False, n)
-                elif chain[i:i + n] == [c.flipped() for c in reversed(old)]:
-                    found = (k, True, n)
-                if found:
+                    best = (n, k, False, 0)
+                elif chain[i:i + n] == _read_back(old):
+                    best = (n, k, True, 0)
+                if best:
                     break
-            if found:
-                free.remove(found[0])
-                out.append(("old", found[0], found[1]))
-                i += found[2]
-            else:
+            if best is None:
+                for k, items in enumerate(self.chains):
+                    n = len(items)
+                    for rev in (False, True):
+                        seq = _read_back([it.card for it in items]) if rev else [it.card for it in items]
+                        for j in range(n):
+                            run = 0
+                            while (i + run < len(chain) and j + run < n and chain[i + run] == seq[j + run]
+                                   and (n - 1 - j - run if rev else j + run) not in used[k]):
+                                run += 1
+                            if run >= 2 and (best is None or run > best[0]):
+                                best = (run, k, rev, j)
+            if best is None:
                 out.append(("new", chain[i]))
                 i += 1
+                continue
+            run, k, rev, j = best
+            n = len(self.chains[k])
+            picked = [n - 1 - (j + r) if rev else j + r for r in range(run)]
+            used[k].update(picked)
+            items = [self.chains[k][x] for x in picked]
+            if rev:
+                for it in items:
+                    _flip(it)
+            out.append(("old", items))
+            i += run
         return out
 
     def apply(self, table: list[list[Card]]) -> Change:
         """Rearrange the film's chains into `table`; return what moved, for animating."""
         change = Change()
         start_pose = {id(it): it.pose for ch in self.chains for it in ch}
-        free = list(range(len(self.chains)))
-        plans = [self._segments(list(chain), free) for chain in table]
-        change.removed = [self.chains[k] for k in free]
-        gone = {id(it) for k in free for it in self.chains[k]}
-        kept = [[it for it in ch] for ch in self.chains]
+        used: list[set[int]] = [set() for _ in self.chains]
+        plans = [self._segments(list(chain), used) for chain in table]
+        change.removed = [[it for x, it in enumerate(ch) if x not in used[k]] for k, ch in enumerate(self.chains)]
+        change.removed = [r for r in change.removed if r]
+        gone = {id(it) for r in change.removed for it in r}
         new_chains: list[list[Item]] = []
         for chain, plan in zip(table, plans):
-            olds = [s for s in plan if s[0] == "old"]
-            if not olds:
+            if not any(seg[0] == "old" for seg in plan):
                 items = self._fresh(list(chain), new_chains, gone)
                 change.placed.extend(items)
                 new_chains.append(items)
                 continue
-            a = max(range(len(plan)), key=lambda j: len(kept[plan[j][1]]) if plan[j][0] == "old" else -1)
-            items = self._oriented(kept[plan[a][1]], plan[a][2])
+            a = max(range(len(plan)), key=lambda j: len(plan[j][1]) if plan[j][0] == "old" else -1)
+            items = list(plan[a][1])
             for seg in plan[a + 1:]:
-                items = self._attach(items, seg, kept, change, at_end=True, others=new_chains, gone=gone)
+                items = self._attach(items, seg, change, at_end=True, others=new_chains, gone=gone)
             for seg in reversed(plan[:a]):
-                items = self._attach(items, seg, kept, change, at_end=False, others=new_chains, gone=gone)
+                items = self._attach(items, seg, change, at_end=False, others=new_chains, gone=gone)
             self._keep_in_view(items, new_chains, gone)
             new_chains.append(items)
         # what slid, from where it lay before this change to where it lies now
@@ -144,14 +173,6 @@ class TableFilm:
                 it.card = card
         return change
 
-    def _oriented(self, items: list[Item], reverse: bool) -> list[Item]:
-        if not reverse:
-            return list(items)
-        out = list(reversed(items))
-        for it in out:
-            _flip(it)
-        return out
-
     def _turns(self):
         yield float(self.rng.uniform(-0.6, 0.6) * self.max_turn)
         for _ in range(10):
@@ -167,7 +188,7 @@ class TableFilm:
             occ.take(polys, grow=0.2 * self.w)
         return occ
 
-    def _attach(self, items, seg, kept, change: Change, at_end: bool, others, gone) -> list[Item]:
+    def _attach(self, items, seg, change: Change, at_end: bool, others, gone) -> list[Item]:
         mid, d = outer_edge(items, at_end)
         occ = self._occupancy(items[-2:] if at_end else items[:2], others, gone)
         w, h = self.world.card_mm
@@ -197,7 +218,7 @@ class TableFilm:
             change.placed.append(item)
             return items + [item] if at_end else [item] + items
         # an old chain is nudged over to meet this end
-        moving = self._oriented(kept[seg[1]], seg[2])
+        moving = seg[1]
         src_mid, src_dir = outer_edge(moving, at_end=not at_end)
         after = _rigid(moving, src_mid, src_dir, in_mid, -d2)
         for it, pose in zip(moving, after):
