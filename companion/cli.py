@@ -84,6 +84,9 @@ def _bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=int, default=60, help="scenes per tier (default 60)")
     p.add_argument("--seed", type=int, default=1, help="seed of the held-out renders (default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--tiers", default="easy,medium,hard", help="tiers to render (default all three)")
+    p.add_argument("--parts", default="tables,speed,memory",
+                   help="what to measure: tables (accuracy), speed, memory (default all)")
     p.add_argument("--advisor", action="store_true",
                    help="instead: the move advisor's win rate in simulated games (companion advise)")
     # --games is shared: with --advisor, games to simulate; alone, follow rendered games with `track`

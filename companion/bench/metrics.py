@@ -47,11 +47,17 @@ def match_cards(truth: list[dict], found: list[dict]) -> dict[int, int]:
     return {truth[i]["id"]: found[j]["id"] for i, j in m.items()}
 
 
-def score_table(truth: dict, found: dict) -> Score:
+def score_table(truth: dict, found: dict, hidden: frozenset[int] = frozenset()) -> Score:
+    """Score one table.  `hidden` truth cards (mostly covered, e.g. inside a fan of
+    face-down cards) are not required: missing them costs nothing, and finding
+    them is neither a false find nor counted."""
     s = Score(tables=1)
-    tcards, fcards = truth["cards"], found["cards"]
+    m = match_cards(truth["cards"], found["cards"])
+    drop_found = {m[i] for i in hidden if i in m}
+    tcards = [c for c in truth["cards"] if c["id"] not in hidden]
+    fcards = [c for c in found["cards"] if c["id"] not in drop_found]
+    m = {t: f for t, f in m.items() if t not in hidden}
     s.truth_cards, s.found_cards = len(tcards), len(fcards)
-    m = match_cards(tcards, fcards)
     s.matched = len(m)
     fby = {c["id"]: c for c in fcards}
     exact = s.matched == s.truth_cards == s.found_cards

@@ -1,4 +1,4 @@
-"""Engineered features of one found card, for the recognition models.
+"""Engineered features of found cards, for the recognition models.
 
 Each card is warped to a small square patch (whatever its aspect, which is kept
 as a separate feature), white-balanced against its own paper (the patch's
@@ -6,9 +6,13 @@ corner regions), and converted to Lab.  Everything downstream is relative:
 colours are measured against the card's paper, so a warm lamp, a yellowed
 print or a dark glossy stock move the paper and the inks together.
 
-Reusable pieces (e.g. for calibration): `warp_card`, `balance_to_paper`,
-`end_features` / `END_FEATURE_NAMES` (one connecting edge's colour statistics),
-`card_features` (the whole card, oriented).
+Features are computed for all the cards of a frame at once, on stacked
+patches: a frame costs a few array operations, not a loop per card.
+
+Reusable pieces (e.g. for calibration): `warp_card`, `prepare` (balanced Lab,
+raw Lab and paper of one patch), `end_features` / `END_FEATURE_NAMES` (the
+colour statistics where a body meets an edge, for a stack of patches turned
+so that edge is on top), `card_features` (the whole card, oriented).
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import numpy as np
 PATCH = 48                 # side of the canonical patch, pixels
 _B = 3                     # rows/columns at the very edge skipped (table bleed, anti-aliasing)
 _DST = np.float32([[0, 0], [PATCH, 0], [PATCH, PATCH], [0, PATCH]])
+_PA, _PB = int(PATCH * 0.08), int(PATCH * 0.24)   # the corner regions that show paper
 
 
 def warp_card(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -27,28 +32,40 @@ def warp_card(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def _corners_of(arr: np.ndarray) -> np.ndarray:
+    a, b = _PA, _PB
+    return np.concatenate([arr[a:b, a:b].reshape(-1, arr.shape[-1]), arr[a:b, -b:-a].reshape(-1, arr.shape[-1]),
+                           arr[-b:-a, a:b].reshape(-1, arr.shape[-1]), arr[-b:-a, -b:-a].reshape(-1, arr.shape[-1])])
+
+
 def paper_colour(patch: np.ndarray) -> np.ndarray:
     """The card's paper (BGR float): the median of its four corner regions."""
-    a, b = int(PATCH * 0.08), int(PATCH * 0.24)
-    regions = [patch[a:b, a:b], patch[a:b, -b:-a], patch[-b:-a, a:b], patch[-b:-a, -b:-a]]
-    pix = np.concatenate([r.reshape(-1, 3) for r in regions]).astype(np.float32)
-    return np.median(pix, axis=0)
+    return np.median(_corners_of(patch).astype(np.float32), axis=0)
 
 
 def balance_to_paper(patch: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
-    """Lab (float32, OpenCV scale) of the patch after dividing out the paper's cast."""
+    """Lab (float32: L 0..100, a/b about -128..127) of the patch after dividing out the paper's cast."""
     paper = paper_colour(patch) if paper is None else paper
-    grey = float(np.mean(paper))
-    gains = grey / np.maximum(paper, 1.0)
-    balanced = np.clip(patch.astype(np.float32) * gains / 255.0, 0, 1)
-    return cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)  # L 0..100, a/b about -128..127
+    gains = float(np.mean(paper)) / np.maximum(paper, 1.0)
+    balanced = np.clip(patch.astype(np.float32) * (gains / 255.0), 0, 1)
+    return cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
 
 
-def _ab_stats(lab: np.ndarray) -> tuple[float, float, float, float]:
-    a = float(np.median(lab[..., 1]))
-    b = float(np.median(lab[..., 2]))
-    chroma = float(np.hypot(a, b))
-    return a, b, chroma, float(np.median(lab[..., 0]))
+def prepare(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(balanced Lab, raw Lab, paper Lab) of one patch."""
+    lab = balance_to_paper(patch)
+    raw = cv2.cvtColor(patch.astype(np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
+    return lab, raw, np.median(_corners_of(lab), axis=0)
+
+
+def rotations(arr: np.ndarray, axes=(0, 1)) -> list[np.ndarray]:
+    """The patch(es) with each edge (0 top, 1 right, 2 bottom, 3 left) brought to the top."""
+    return [arr if k == 0 else np.rot90(arr, k, axes=axes) for k in range(4)]
+
+
+def _masked_mean(values: np.ndarray, mask: np.ndarray, axis) -> np.ndarray:
+    n = mask.sum(axis=axis)
+    return (values * mask).sum(axis=axis) / np.maximum(n, 1)
 
 
 END_FEATURE_NAMES = (
@@ -58,101 +75,99 @@ END_FEATURE_NAMES = (
 )
 
 
-def end_features(lab: np.ndarray, raw_lab: np.ndarray, paper_lab: np.ndarray) -> np.ndarray:
-    """Colour statistics where a body would meet the top edge of the (rotated) patch."""
-    p = PATCH
-    c0, c1 = int(p * 0.36), int(p * 0.64)
-    r1, r2 = _B, int(p * 0.15)
-    centre = lab[r1:r2, c0:c1]
-    sides = np.concatenate([lab[r1:r2, _B:int(p * 0.25)], lab[r1:r2, int(p * 0.75):p - _B]], axis=1)
-    deeper = lab[r2:int(p * 0.28), c0:c1]
-    ca, cb, cc, cl = _ab_stats(centre)
-    sa, sb, _, sl = _ab_stats(sides)
-    da, db, dc, dl = _ab_stats(deeper)
-    diff = np.linalg.norm(centre.reshape(-1, 3) - paper_lab[None], axis=1)
-    hue = np.arctan2(cb, ca)
-    w = min(1.0, cc / 20.0)
-    raw = raw_lab[r1:r2, c0:c1].reshape(-1, 3)
-    return np.array([
-        cl, ca, cb, cc, np.cos(hue) * w, np.sin(hue) * w, float(centre.std()),
-        sl, sa, sb, float(np.hypot(np.hypot(ca - sa, cb - sb), cl - sl)), float(np.mean(diff > 18)),
-        dl, da, db, dc, cl - float(paper_lab[0]),
-        *np.median(raw, axis=0).tolist(),
-    ], np.float32)
+def end_features(lab: np.ndarray, raw: np.ndarray, paper_lab: np.ndarray) -> np.ndarray:
+    """(M, len(END_FEATURE_NAMES)): colour where a body would meet the top edge of each patch.
 
-
-def prepare(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(balanced Lab, raw Lab, paper Lab) of a patch."""
-    paper = paper_colour(patch)
-    lab = balance_to_paper(patch, paper)
-    raw = cv2.cvtColor(patch.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    a, b = int(PATCH * 0.08), int(PATCH * 0.24)
-    paper_lab = np.median(lab[a:b, a:b].reshape(-1, 3), axis=0)
-    return lab, raw, paper_lab
-
-
-def rotations(arr: np.ndarray) -> list[np.ndarray]:
-    """The patch with each edge (0 top, 1 right, 2 bottom, 3 left) brought to the top."""
-    return [arr, np.rot90(arr, 1), np.rot90(arr, 2), np.rot90(arr, 3)]
-
-
-def all_end_features(lab, raw, paper_lab, edge_lengths: np.ndarray) -> np.ndarray:
-    """(4, n) features of the four edges, each with its length relative to its neighbours."""
-    rows = []
-    for k, (l, r) in enumerate(zip(rotations(lab), rotations(raw))):
-        ratio = edge_lengths[k] / max(1e-6, 0.5 * (edge_lengths[(k + 1) % 4] + edge_lengths[(k + 3) % 4]))
-        opposite = np.rot90(l, 2)
-        opp = end_features(opposite, np.rot90(r, 2), paper_lab)
-        rows.append(np.concatenate([end_features(l, r, paper_lab), opp[[3, 10, 11]], [ratio]]))
-    return np.array(rows, np.float32)
-
-
-def card_features(lab: np.ndarray, raw: np.ndarray, paper_lab: np.ndarray,
-                  edge_probs: np.ndarray) -> np.ndarray:
-    """Whole-card features with the card turned so its (most likely) connecting end is on top.
-
-    edge_probs: probabilities of being a connecting edge for top, right, bottom, left
-    of the already-oriented patch.
+    lab, raw: (M, PATCH, PATCH, 3) patches already turned; paper_lab: (M, 3).
     """
     p = PATCH
-    diff = np.linalg.norm(lab - paper_lab[None, None], axis=2)
+    m = len(lab)
+    c0, c1 = int(p * 0.36), int(p * 0.64)
+    r1, r2 = _B, int(p * 0.15)
+    centre = lab[:, r1:r2, c0:c1].reshape(m, -1, 3)
+    sides = np.concatenate([lab[:, r1:r2, _B:int(p * 0.25)].reshape(m, -1, 3),
+                            lab[:, r1:r2, int(p * 0.75):p - _B].reshape(m, -1, 3)], axis=1)
+    deeper = lab[:, r2:int(p * 0.28), c0:c1].reshape(m, -1, 3)
+    cm = np.median(centre, axis=1)
+    sm = np.median(sides, axis=1)
+    dm = np.median(deeper, axis=1)
+    cc = np.hypot(cm[:, 1], cm[:, 2])
+    hue = np.arctan2(cm[:, 2], cm[:, 1])
+    w = np.minimum(1.0, cc / 20.0)
+    ink = (np.linalg.norm(centre - paper_lab[:, None, :], axis=2) > 18).mean(axis=1)
+    contrast = np.linalg.norm(cm - sm, axis=1)
+    raw_c = np.median(raw[:, r1:r2, c0:c1].reshape(m, -1, 3), axis=1)
+    return np.column_stack([
+        cm[:, 0], cm[:, 1], cm[:, 2], cc, np.cos(hue) * w, np.sin(hue) * w, centre.std(axis=(1, 2)),
+        sm[:, 0], sm[:, 1], sm[:, 2], contrast, ink,
+        dm[:, 0], dm[:, 1], dm[:, 2], np.hypot(dm[:, 1], dm[:, 2]), cm[:, 0] - paper_lab[:, 0],
+        raw_c[:, 0], raw_c[:, 1], raw_c[:, 2],
+    ]).astype(np.float32)
+
+
+def all_end_features(labs: np.ndarray, raws: np.ndarray, papers: np.ndarray,
+                     edge_lengths: np.ndarray) -> np.ndarray:
+    """(N, 4, n): features of every edge of N cards.
+
+    Each row also holds a little of the opposite edge (a middle's two ends come
+    in opposite pairs) and the edge's length relative to its neighbours (the
+    connecting edges are the short ones unless the card is square).
+    """
+    n = len(labs)
+    own = np.stack([end_features(l, r, papers)
+                    for l, r in zip(rotations(labs, (1, 2)), rotations(raws, (1, 2)))], axis=1)  # (N, 4, F)
+    opposite = own[:, [2, 3, 0, 1]][:, :, [3, 10, 11]]
+    lengths = np.asarray(edge_lengths, np.float64).reshape(n, 4)
+    neighbours = 0.5 * (np.roll(lengths, -1, axis=1) + np.roll(lengths, 1, axis=1))
+    ratio = (lengths / np.maximum(neighbours, 1e-6))[:, :, None]
+    return np.concatenate([own, opposite, ratio], axis=2).astype(np.float32)
+
+
+BANDS = 12
+
+
+def card_features(labs: np.ndarray, raws: np.ndarray, papers: np.ndarray,
+                  edge_probs: np.ndarray) -> np.ndarray:
+    """(N, n) whole-card features, each card turned so its connecting end is on top.
+
+    edge_probs: (N, 4) probabilities of being a connecting edge for the top,
+    right, bottom and left of the turned patch.
+    """
+    p = PATCH
+    n = len(labs)
+    step = p // BANDS
+    inner = labs[:, :, _B:p - _B]                                       # (N, p, w, 3)
+    diff = np.linalg.norm(inner - papers[:, None, None, :], axis=3)
     ink = diff > 22
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    bands = 12
-    step = p // bands
-    profile = []
-    ab_means = []
-    for i in range(bands):
-        sl = slice(i * step, (i + 1) * step)
-        band_ink = ink[sl, _B:p - _B]
-        frac = float(band_ink.mean())
-        cols = float(band_ink.any(axis=0).mean())
-        sel = lab[sl, _B:p - _B][band_ink]
-        if len(sel) >= 3:
-            a, b = float(np.median(sel[:, 1])), float(np.median(sel[:, 2]))
-            within = float(np.std(sel[:, 1]) + np.std(sel[:, 2]))
-        else:
-            a = b = within = 0.0
-        ab_means.append((a, b))
-        dark = float((lab[sl, _B:p - _B, 0] < 25).mean())
-        bright_ink = float(((lab[sl, _B:p - _B, 0] > float(paper_lab[0]) + 8)).mean())
-        profile.extend([frac, cols, float(np.hypot(a, b)), within, dark, bright_ink])
-    ab = np.array(ab_means)
-    steps = np.linalg.norm(np.diff(ab, axis=0), axis=1)
-    centre = lab[_B:p - _B, int(p * 0.3):int(p * 0.7)]
+    bands = inner.reshape(n, BANDS, step, -1, 3)
+    ink_b = ink.reshape(n, BANDS, step, -1)
+    frac = ink_b.mean(axis=(2, 3))
+    cols = ink_b.any(axis=2).mean(axis=2)
+    a, b, L = bands[..., 1], bands[..., 2], bands[..., 0]
+    am = _masked_mean(a, ink_b, (2, 3))
+    bm = _masked_mean(b, ink_b, (2, 3))
+    within = np.sqrt(np.maximum(_masked_mean(a * a, ink_b, (2, 3)) - am * am, 0)) + \
+        np.sqrt(np.maximum(_masked_mean(b * b, ink_b, (2, 3)) - bm * bm, 0))
+    band_chroma = np.hypot(am, bm)
+    dark = (L < 25).mean(axis=(2, 3))
+    bright = (L > papers[:, 0, None, None, None] + 8).mean(axis=(2, 3))
+    profile = np.stack([frac, cols, band_chroma, within, dark, bright], axis=2).reshape(n, -1)
+
+    steps = np.hypot(np.diff(am, axis=1), np.diff(bm, axis=1))
+    centre = labs[:, _B:p - _B, int(p * 0.3):int(p * 0.7)]
     cchroma = np.hypot(centre[..., 1], centre[..., 2])
-    hue = np.arctan2(centre[..., 2], centre[..., 1])[cchroma > 15]
-    hue_spread = float(1.0 - np.hypot(np.cos(hue).mean(), np.sin(hue).mean())) if len(hue) > 5 else 0.0
-    g = cv2.cvtColor(np.clip(raw[..., :1] * 2.55, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)[..., 0] \
-        if raw.shape[2] == 3 else None
-    edges = cv2.Canny(g, 40, 100) if g is not None else np.zeros((p, p), np.uint8)
-    glob = [
-        float(ink.mean()), float(chroma.mean()), float(chroma[ink].mean()) if ink.any() else 0.0,
-        float(np.std(ab[:, 0]) + np.std(ab[:, 1])), float(steps.max()), float(steps.mean()), hue_spread,
-        float(edges.mean() / 255.0),
-        *np.mean(raw.reshape(-1, 3), axis=0).tolist(), *np.std(raw.reshape(-1, 3), axis=0).tolist(),
-        *paper_lab.tolist(),
-        float(np.mean(raw[..., 0] < 30)),
-    ]
-    return np.concatenate([np.array(profile, np.float32), np.array(glob, np.float32),
-                           np.asarray(edge_probs, np.float32)])
+    hue = np.arctan2(centre[..., 2], centre[..., 1])
+    coloured = cchroma > 15
+    mc = _masked_mean(np.cos(hue), coloured, (1, 2))
+    ms = _masked_mean(np.sin(hue), coloured, (1, 2))
+    hue_spread = np.where(coloured.sum(axis=(1, 2)) > 5, 1.0 - np.hypot(mc, ms), 0.0)
+    rawL = raws[..., 0]
+    texture = np.abs(np.diff(rawL, axis=1)).mean(axis=(1, 2)) + np.abs(np.diff(rawL, axis=2)).mean(axis=(1, 2))
+    chroma = np.hypot(inner[..., 1], inner[..., 2])
+    flat = raws.reshape(n, -1, 3)
+    glob = np.column_stack([
+        ink.mean(axis=(1, 2)), chroma.mean(axis=(1, 2)), _masked_mean(chroma, ink, (1, 2)),
+        am.std(axis=1) + bm.std(axis=1), steps.max(axis=1), steps.mean(axis=1), hue_spread, texture,
+        flat.mean(axis=1), flat.std(axis=1), papers, (rawL < 30).mean(axis=(1, 2)),
+    ])
+    return np.concatenate([profile, glob, np.asarray(edge_probs, np.float64).reshape(n, 4)], axis=1).astype(np.float32)

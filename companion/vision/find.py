@@ -81,7 +81,7 @@ def edge_regions(L: np.ndarray, k: int) -> np.ndarray:
     outer contour, filled, is the card (or a row of touching cards).  Table
     texture touching the rim is trimmed off by an opening.
     """
-    v = float(np.median(L))
+    v = float(np.median(L[::4, ::4]))
     edges = cv2.Canny(L, max(8.0, 0.25 * v), max(24.0, 0.6 * v))
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -90,22 +90,29 @@ def edge_regions(L: np.ndarray, k: int) -> np.ndarray:
     return cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
 
 
-def table_colours(lab: np.ndarray, share: float = 0.07, max_colours: int = 4) -> np.ndarray:
-    """The colours the table is made of: the most common colours of the picture.
+def table_colours(lab: np.ndarray, share: float = 0.1, max_colours: int = 4) -> np.ndarray:
+    """The colours the table is made of: the common colours of the picture's border.
 
-    Cards cover a minority of the picture and differ among themselves, so any
-    colour holding a good share of all pixels is taken to be table.
+    The table runs out of the frame on every side while cards mostly lie
+    inside it, so the border ring shows the table (a patterned cloth has
+    several colours); the most common colour of the whole picture is kept too.
     """
-    sub = lab[::4, ::4].reshape(-1, 3)
-    q = (sub // 16).astype(np.int32)
-    keys = q[:, 0] * 256 + q[:, 1] * 16 + q[:, 2]
-    counts = np.bincount(keys, minlength=4096)
-    order = np.argsort(counts)[::-1]
-    colours = [sub[keys == order[0]].mean(axis=0)]
-    for key in order[1:max_colours]:
-        if counts[key] < share * len(keys):
-            break
-        colours.append(sub[keys == key].mean(axis=0))
+    h, w = lab.shape[:2]
+    m = max(2, int(0.06 * min(h, w)))
+    ring = np.concatenate([lab[:m:2, ::2].reshape(-1, 3), lab[-m::2, ::2].reshape(-1, 3),
+                           lab[m:-m:2, :m:2].reshape(-1, 3), lab[m:-m:2, -m::2].reshape(-1, 3)])
+    whole = lab[::4, ::4].reshape(-1, 3)
+    colours = []
+    for sub, min_share in ((ring, share), (whole, 1.0)):
+        q = (sub // 16).astype(np.int32)
+        keys = q[:, 0] * 256 + q[:, 1] * 16 + q[:, 2]
+        counts = np.bincount(keys, minlength=4096)
+        order = np.argsort(counts)[::-1]
+        colours.append(sub[keys == order[0]].mean(axis=0))
+        for key in order[1:max_colours]:
+            if counts[key] < min_share * len(keys):
+                break
+            colours.append(sub[keys == key].mean(axis=0))
     return np.array(colours, np.float32)
 
 
@@ -528,7 +535,12 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
 
 
 def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
-    """Chords between pairs of outline notches, about one card width long, best first."""
+    """Chords that may separate two touching cards, best first.
+
+    Between two notches about one card width apart (rounded corners meeting on
+    both sides of a seam); or, where a chain bends, from the hinge (a deep
+    notch on the inner side) straight across the strip.
+    """
     pts = contour.reshape(-1, 2).astype(np.float64)
     if len(pts) < 8:
         return []
@@ -540,7 +552,7 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     if defects is None:
         return []
     defects = defects.reshape(-1, 4)
-    deep = [(d[3] / 256.0, pts[d[2]]) for d in defects if d[3] / 256.0 > max(1.0, 0.035 * width)]
+    deep = [(d[3] / 256.0, pts[d[2]], int(d[2])) for d in defects if d[3] / 256.0 > max(1.0, 0.025 * width)]
     cuts = []
     for i in range(len(deep)):
         for j in range(i + 1, len(deep)):
@@ -549,6 +561,21 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
             if not (0.5 * width <= length <= 1.6 * width):
                 continue
             cuts.append((length - 1.5 * (deep[i][0] + deep[j][0]), p, q))
+    step = max(2, int(0.15 * width))
+    for depth, p, k in deep:
+        if depth < 0.08 * width:
+            continue
+        a = pts[(k - step) % len(pts)] - p
+        b = pts[(k + step) % len(pts)] - p
+        na, nb = np.hypot(*a), np.hypot(*b)
+        if na == 0 or nb == 0:
+            continue
+        inward = -(a / na + b / nb)
+        n = np.hypot(*inward)
+        if n < 1e-6:
+            continue
+        inward /= n
+        cuts.append((1.2 * width - 1.5 * depth, p - inward * 0.05 * width, p + inward * 1.3 * width))
     cuts.sort(key=lambda t: t[0])
     return [(p, q) for _, p, q in cuts[:limit]]
 

@@ -15,13 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import all_end_features, card_features, prepare, rotations, warp_card
+from .features import all_end_features, card_features, prepare, warp_card
 from .outline import CardOutline
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 MODEL_FILE = "recognition.joblib"
 KINDS = ("head", "tail", "middle", "rainbow_head", "rainbow_tail", "back", "unknown", "none")
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
+FACE_KINDS = ("middle",) + ONE_END
+# Below this the kind model's best face guess is reported as `unknown` (see recognise).
+MIN_FACE_PROBABILITY = 0.6
 
 
 class ModelMissingError(ValueError):
@@ -41,17 +44,20 @@ class CardReading:
 
 @dataclass
 class CardMeasure:
-    """Everything measured on one card before the models decide."""
-    edge_rows: np.ndarray   # (4, n) features of each outline edge
-    lab: np.ndarray
-    raw: np.ndarray
+    """One card's patch, as the features see it."""
+    lab: np.ndarray          # balanced Lab patch
+    raw: np.ndarray          # Lab patch as photographed
     paper_lab: np.ndarray
 
 
 def measure(image: np.ndarray, outline: CardOutline) -> CardMeasure:
-    patch = warp_card(image, outline.corners)
-    lab, raw, paper_lab = prepare(patch)
-    return CardMeasure(all_end_features(lab, raw, paper_lab, outline.edge_lengths), lab, raw, paper_lab)
+    return CardMeasure(*prepare(warp_card(image, outline.corners)))
+
+
+def edge_matrix(measures: list[CardMeasure], lengths: list[np.ndarray]) -> np.ndarray:
+    """(N, 4, n) features of every edge of every card."""
+    return all_end_features(np.stack([m.lab for m in measures]), np.stack([m.raw for m in measures]),
+                            np.stack([m.paper_lab for m in measures]), np.stack(lengths))
 
 
 def orient(edge_p: np.ndarray, edge_lengths: np.ndarray) -> int:
@@ -71,9 +77,13 @@ def orient(edge_p: np.ndarray, edge_lengths: np.ndarray) -> int:
     return 1 if edge_p[1] >= edge_p[3] else 3
 
 
-def oriented_features(m: CardMeasure, edge_p: np.ndarray, k: int) -> np.ndarray:
-    order = [(k + i) % 4 for i in range(4)]  # top, right, bottom, left after the turn
-    return card_features(rotations(m.lab)[k], rotations(m.raw)[k], m.paper_lab, edge_p[order])
+def kind_matrix(measures: list[CardMeasure], p_edge: np.ndarray, turns: list[int]) -> np.ndarray:
+    """(N, n) whole-card features, every card turned by its `turns` entry."""
+    labs = np.stack([np.rot90(m.lab, k) for m, k in zip(measures, turns)])
+    raws = np.stack([np.rot90(m.raw, k) for m, k in zip(measures, turns)])
+    papers = np.stack([m.paper_lab for m in measures])
+    order = np.array([[(k + i) % 4 for i in range(4)] for k in turns])  # top, right, bottom, left after the turn
+    return card_features(labs, raws, papers, np.take_along_axis(p_edge, order, axis=1))
 
 
 class Recogniser:
@@ -98,12 +108,18 @@ class Recogniser:
         if not outlines:
             return []
         measures = [measure(image, o) for o in outlines]
-        edges = np.concatenate([m.edge_rows for m in measures])
-        p_edge = self.edge.predict_proba(edges)[:, list(self.edge.classes_).index(1)].reshape(-1, 4)
+        edge_rows = edge_matrix(measures, [o.edge_lengths for o in outlines])
+        p_edge = self.edge.predict_proba(edge_rows.reshape(-1, edge_rows.shape[2]))
+        p_edge = p_edge[:, list(self.edge.classes_).index(1)].reshape(-1, 4)
         turns = [orient(p_edge[i], o.edge_lengths) for i, o in enumerate(outlines)]
-        feats = np.array([oriented_features(m, p_edge[i], turns[i]) for i, m in enumerate(measures)])
+        feats = kind_matrix(measures, p_edge, turns)
         p_kind = self.kind.predict_proba(feats)
-        kinds = [self.kinds[j] for j in np.argmax(p_kind, axis=1)]
+        kinds = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
+        faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
+        for i, kind in enumerate(kinds):
+            # a face named without conviction is a card we do not know
+            if kind in FACE_KINDS and p_kind[i].max() < MIN_FACE_PROBABILITY:
+                kinds[i] = "unknown"
 
         # colours for every connecting end of the face cards, in one batch
         wanted: list[tuple[int, int]] = []
@@ -115,7 +131,7 @@ class Recogniser:
                 wanted.append((i, k))
         colour_of: dict[tuple[int, int], tuple[str, float]] = {}
         if wanted:
-            rows = np.array([measures[i].edge_rows[e] for i, e in wanted])
+            rows = np.array([edge_rows[i, e] for i, e in wanted])
             p_col = self.colour.predict_proba(rows)
             for (i, e), pr in zip(wanted, p_col):
                 j = int(np.argmax(pr))
@@ -127,6 +143,9 @@ class Recogniser:
                 continue
             k = turns[i]
             conf = float(p_kind[i].max())
+            if kind == "unknown":
+                p_none = p_kind[i][self.kinds.index("none")] if "none" in self.kinds else 0.0
+                conf = max(0.0, float(1.0 - p_kind[i][faces].max() - p_none))
             if kind == "middle":
                 edge_ids = (k, (k + 2) % 4)
             elif kind in ONE_END:
@@ -137,7 +156,7 @@ class Recogniser:
             for e in edge_ids:
                 if (i, e) in colour_of:
                     name, p = colour_of[(i, e)]
-                    colours.append(name)
+                    colours.append(str(name))
                     conf *= p
             mids = o.edge_midpoints
             ends = [[round(float(mids[e][0]), 1), round(float(mids[e][1]), 1)] for e in edge_ids]

@@ -42,3 +42,12 @@ def test_wrong_colour_missing_card_and_extra_card_count():
     s = score_table(TRUTH, found)
     assert (s.matched, s.truth_cards, s.found_cards) == (2, 3, 3)
     assert s.rates()["recall"] < 1 and s.rates()["precision"] < 1 and s.tables_exact == 0
+
+
+def test_covered_cards_are_not_required_and_not_false_finds():
+    found = copy.deepcopy(TRUTH)
+    del found["cards"][2]  # the face-down card, mostly covered, was not found
+    s = score_table(TRUTH, found, hidden=frozenset({2}))
+    assert s.rates()["recall"] == 1.0 and s.tables_exact == 1
+    s = score_table(TRUTH, copy.deepcopy(TRUTH), hidden=frozenset({2}))
+    assert (s.truth_cards, s.found_cards, s.matched) == (2, 2, 2)

@@ -1,0 +1,61 @@
+"""Finding cards on rendered tables: outlines land on the true corners; nothing else is a card."""
+import numpy as np
+import pytest
+
+from companion.vision.find import find_cards
+from companion.vision.outline import CardOutline, order_corners, polygon_iou
+
+
+def _corner_error(found: CardOutline, truth_corners) -> float:
+    """Largest distance from a true corner to the nearest found corner, in card short sides."""
+    t = np.array(truth_corners, float)
+    d = np.linalg.norm(t[:, None] - found.corners[None], axis=2).min(axis=1)
+    return float(d.max() / found.short_side)
+
+
+def _match(found, truth_cards):
+    out = {}
+    for j, t in enumerate(truth_cards):
+        ious = [polygon_iou(f.corners, np.array(t["corners"], float)) for f in found]
+        if ious and max(ious) > 0.5:
+            out[j] = found[int(np.argmax(ious))]
+    return out
+
+
+def test_snake_and_lone_cards_are_found_precisely(small_scene):
+    found = find_cards(small_scene.image)
+    truth = small_scene.truth["cards"]
+    m = _match(found, truth)
+    assert len(m) == len(truth), f"found {len(m)} of {len(truth)} cards"
+    assert len(found) == len(truth)
+    for j, f in m.items():
+        assert _corner_error(f, truth[j]["corners"]) < 0.06
+
+
+# Known gap (see the bench): on medium and hard renders the finder misses many cards,
+# above all cream or white paper on a table of nearly the same colour.
+@pytest.mark.xfail(reason="finder recall on medium-tier renders is about 0.5", strict=False)
+@pytest.mark.parametrize("seed", [21, 22])
+def test_isolated_cards_under_perspective(seed):
+    from companion.synth.scene import render_scene
+    scene = render_scene(seed, tier="medium", style="painted", size=(800, 600),
+                         table=[["M-red-blue"], ["T-green"], ["H-yellow"]])
+    found = find_cards(scene.image)
+    m = _match(found, scene.truth["cards"])
+    faces = [j for j, t in enumerate(scene.truth["cards"]) if t["kind"] not in ("unknown", "back")]
+    assert all(j in m for j in faces)
+
+
+def test_plain_table_has_no_cards():
+    rng = np.random.default_rng(3)
+    table = np.full((480, 640, 3), (60, 90, 140), np.uint8)
+    table = np.clip(table + rng.normal(0, 6, table.shape), 0, 255).astype(np.uint8)
+    assert find_cards(table) == []
+
+
+def test_order_corners_is_clockwise_from_top_left():
+    q = order_corners(np.array([[10, 50], [50, 10], [90, 50], [50, 90]], float)[::-1])
+    assert q[0].tolist() in ([10, 50], [50, 10])
+    a, b = q[1] - q[0], q[2] - q[1]
+    cross = a[0] * b[1] - a[1] * b[0]
+    assert cross > 0  # clockwise on screen, where y points down
