@@ -19,6 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     help="art style (repeat to choose among several; default: the training styles)")
     sc.add_argument("--size", metavar="WxH", help="picture size, e.g. 1280x720 (default: the tier's)")
     sc.add_argument("--textures", metavar="DIR", help="folder of table photos to use as surfaces too")
+    sc.add_argument("--labels", action="store_true",
+                    help="also write NAME.label.png (16-bit: truth card id + 1 where the card is seen)")
     gm = sub.add_parser("game", help="a whole simulated game as frames, a video and its truth")
     gm.add_argument("--out", required=True, metavar="DIR")
     gm.add_argument("--players", default="3", help="a number (2-5) or names separated by commas")
@@ -58,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
     what = getattr(args, "synth_command", None)
     if what == "scenes":
         return write_scenes(Path(args.out), args.count, args.seed, args.tier, args.style,
-                            _size(args.size), args.textures)
+                            _size(args.size), args.textures, args.labels)
     if what == "game":
         from .game import render_game
         path = render_game(args.out, _players(args.players), args.seed, tier=args.tier, style=args.style,
@@ -73,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
     raise ValueError("say what to render: companion synth scenes|game|samples --help")
 
 
-def write_scenes(out: Path, count: int, seed: int, tier: str, styles, size, textures) -> int:
+def write_scenes(out: Path, count: int, seed: int, tier: str, styles, size, textures, labels: bool = False) -> int:
     from .scene import render_scene
     from .styles import check_style
     from .tiers import get_tier
@@ -90,7 +92,7 @@ def write_scenes(out: Path, count: int, seed: int, tier: str, styles, size, text
                              style=styles[0] if styles and len(styles) == 1 else None,
                              styles=styles if styles and len(styles) > 1 else None)
         times.append(time.perf_counter() - t0)
-        scene.save(out, f"{tier}_{seed + k:08d}")
+        scene.save(out, f"{tier}_{seed + k:08d}", label=labels)
     times.sort()
     print(json.dumps({"scenes": count, "out": str(out), "median_ms": round(1000 * times[len(times) // 2], 1)}))
     return 0

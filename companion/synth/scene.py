@@ -45,7 +45,8 @@ class Scene:
     jpeg: bytes                # the encoded picture (write it as is)
     meta: dict = field(default_factory=dict)   # what was drawn: tier draws, style, visibility per card
 
-    def save(self, folder: str | Path, name: str) -> Path:
+    def save(self, folder: str | Path, name: str, label: bool = False) -> Path:
+        """Write NAME.jpg, its truth NAME.json, NAME.meta.json and (label=True) NAME.label.png."""
         import json
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
@@ -54,6 +55,8 @@ class Scene:
         truth = dict(self.truth, image=dict(self.truth["image"], path=str(path)))
         (folder / f"{name}.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
         (folder / f"{name}.meta.json").write_text(json.dumps(self.meta, default=_jsonable) + "\n", encoding="utf-8")
+        if label:   # 16-bit PNG: truth card id + 1 where that card is seen, 0 elsewhere
+            cv2.imwrite(str(folder / f"{name}.label.png"), self.label)
         return path
 
 

@@ -142,12 +142,14 @@ def test_given_table_is_drawn_as_given():
 
 def test_cli_writes_pictures_and_truth(tmp_path, capsys):
     assert cli_main(["synth", "scenes", "--out", str(tmp_path), "--count", "2", "--seed", "9",
-                     "--tier", "easy", "--size", "320x240", "--style", "retro"]) == 0
+                     "--tier", "easy", "--size", "320x240", "--style", "retro", "--labels"]) == 0
     jpgs = sorted(tmp_path.glob("*.jpg"))
     assert len(jpgs) == 2
     truth = json.loads(jpgs[0].with_suffix(".json").read_text())
     assert truth["image"]["path"] == str(jpgs[0])
     assert cv2.imread(str(jpgs[0])).shape == (240, 320, 3)
+    label = cv2.imread(str(jpgs[0].with_suffix(".label.png")), cv2.IMREAD_UNCHANGED)
+    assert label.dtype == np.uint16 and set(np.unique(label)) - {0} == {c["id"] + 1 for c in truth["cards"]}
     assert cli_main(["synth", "scenes", "--out", str(tmp_path), "--tier", "nope"]) == 2
     assert "error: unknown tier" in capsys.readouterr().err
 
