@@ -59,7 +59,7 @@ def _edge_samples(quad: np.ndarray, offset: float):
 
 @pytest.mark.parametrize("tier,seed", [("easy", 1), ("easy", 2), ("medium", 3), ("medium", 5), ("hard", 7), ("hard", 8)])
 def test_truth_outline_lands_on_the_drawn_card_within_2px(tier, seed):
-    """2.5 px inside every truth edge is that card; 2.5 px outside is not."""
+    """2 px inside every truth edge is that card; 2 px outside is not."""
     scene = render_scene(seed, tier, size=(640, 480))
     vis = scene.meta["visibility"]
     checked = 0
@@ -70,7 +70,7 @@ def test_truth_outline_lands_on_the_drawn_card_within_2px(tier, seed):
         short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
         if short < 14:
             continue
-        for sign, want in ((2.5, True), (-2.5, False)):
+        for sign, want in ((2.0, True), (-2.0, False)):
             for x, y in _edge_samples(quad, sign):
                 xi, yi = int(round(x)), int(round(y))
                 if not (0 <= xi < 640 and 0 <= yi < 480):
