@@ -96,10 +96,15 @@ def _bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--oracle", action="store_true",
                    help="--games: read frames with the renderer's truth (measures the tracker alone)")
     p.add_argument("--players", type=int, default=3, help="--advisor: players per game (default 3)")
+    p.add_argument("--calibrated", action="store_true",
+                   help="instead: an unseen deck under an unseen light, figures without and with calibration")
     p.add_argument("--opponents", choices=("random", "greedy"), default="random",
                    help="--advisor: how the other players play (default random legal placements)")
 
     def run(args):
+        if args.calibrated:
+            from companion.bench.calibrated import main as calibrated_main
+            return calibrated_main(args)
         if args.advisor:
             from companion.bench.advisor import main as advisor_main
             args.games = 200 if args.games in (None, -1) else args.games
@@ -109,6 +114,28 @@ def _bench(p: argparse.ArgumentParser) -> None:
             return games_main(args)
         from companion.bench.run import main
         return main(args)
+    p.set_defaults(run=run)
+
+
+@command("calibrate", "learn your deck, camera and light from one photo of the whole deck laid out")
+def _calibrate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) of all 50 cards face-up, not touching")
+    p.add_argument("--out", required=True, metavar="FILE", help="where to write the profile (JSON)")
+    p.add_argument("--deck", metavar="FILE", help="the expected deck composition (default calibration/deck.json)")
+
+    def run(args):
+        from companion.calibrate.run import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
+@command("mat", "write a printable marker mat that fixes the table plane and scale in calibration photos")
+def _mat(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, metavar="FILE", help="PNG or PDF file to write")
+
+    def run(args):
+        from companion.calibrate.run import mat_main
+        return mat_main(args)
     p.set_defaults(run=run)
 
 

@@ -1,0 +1,170 @@
+"""Use what a calibration learned when analysing: the deck's own colours and kinds.
+
+`ProfileAdapter.adapt(image, readings)` takes the recogniser's readings and
+re-decides, with the profile's evidence about *this* deck under *this* light:
+
+- end colours: each connecting end's balanced Lab (the same measurement the
+  calibration made) is scored under the profile's per-colour Gaussians,
+  widened for the light changing between calibration and play; a middle's two
+  colours are chosen together among the pairs the deck actually holds;
+- kinds: the trained model's kind probabilities are shifted by the profile's
+  per-kind offsets (fitted on the calibration photo), and a one-ended card's
+  head-or-tail shape evidence is weighed against this deck's heads and tails.
+  A kind only changes within cards of the same number of ends (the ends'
+  places were already found).
+
+`CalibratedAnalyzer` is an `Analyzer` that does this after recognition; the
+vision's own `Analyzer` can call `ProfileAdapter.from_profile(profile)` and
+`adapt` in its `read` to the same effect.
+"""
+from __future__ import annotations
+
+from itertools import permutations
+
+import numpy as np
+
+from companion.game.cards import Card, Kind
+from companion.game.deck import Deck
+
+from .measure import measure_cards
+
+ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
+SCENE_VARIANCE = 36.0     # Lab units^2 added to every colour model: play light is not calibration light
+SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
+
+
+class ProfileAdapter:
+    def __init__(self, colours: tuple[str, ...], means: np.ndarray, covs: np.ndarray, deck: Deck | None,
+                 kind_bias: dict[str, float], head_shape: dict | None):
+        self.colours = colours
+        self.means = means
+        covs = covs + np.eye(3)[None] * SCENE_VARIANCE
+        self._inv = np.linalg.inv(covs)
+        self._logdet = np.linalg.slogdet(covs)[1]
+        self.kind_bias = kind_bias
+        self.head_shape = head_shape
+        self.pairs = None
+        if deck is not None:
+            self.pairs = {frozenset(c.colours) for c, n in deck.counts.items() if c.kind is Kind.MIDDLE and n}
+
+    @classmethod
+    def from_profile(cls, profile) -> "ProfileAdapter | None":
+        """None when the profile holds no colour models (the default profile, or another writer's)."""
+        raw = dict(getattr(profile, "raw", {}) or {})
+        models = raw.get("colour_models")
+        if not models:
+            return None
+        colours = tuple(c for c in profile.colours if c in models)
+        means = np.array([models[c]["mean"] for c in colours], float)
+        covs = np.array([models[c]["cov"] for c in colours], float)
+        deck = None
+        if raw.get("deck"):
+            try:
+                deck = Deck.from_dict(raw["deck"])
+            except ValueError:
+                deck = None
+        ka = raw.get("kind_adaptation", {}) or {}
+        return cls(colours, means, covs, deck, dict(ka.get("kind_bias", {}) or {}), ka.get("head_shape"))
+
+    # -- colours
+    def colour_log_likelihood(self, lab: np.ndarray) -> np.ndarray:
+        d = np.atleast_2d(lab)[:, None, :] - self.means[None]
+        m = np.einsum("nki,kij,nkj->nk", d, self._inv, d)
+        return -0.5 * (m + self._logdet[None])
+
+    def adapt(self, image: np.ndarray, readings: list) -> list:
+        faces = [r for r in readings if r.kind in ONE_END or r.kind == "middle"]
+        if not faces:
+            return readings
+        looks = measure_cards(image, [r.outline for r in faces])
+        for r, lk in zip(faces, looks):
+            kind_p = self._kind(r, lk)
+            edges = list(r.edge_order)
+            if r.kind == "middle" and len(edges) == 2:
+                ll = self.colour_log_likelihood(lk.end_lab[edges])
+                (a, b), p = self._best_pair(ll)
+                r.colours = [self.colours[a], self.colours[b]]
+                r.confidence = round(float(kind_p * p), 4)
+            elif r.kind in ("head", "tail") and len(edges) == 1:
+                ll = self.colour_log_likelihood(lk.end_lab[edges])[0]
+                post = np.exp(ll - ll.max())
+                post /= post.sum()
+                k = int(post.argmax())
+                r.colours = [self.colours[k]]
+                r.confidence = round(float(kind_p * post[k]), 4)
+            else:
+                r.colours = []
+                r.confidence = round(float(kind_p), 4)
+        return readings
+
+    def _best_pair(self, ll: np.ndarray) -> tuple[tuple[int, int], float]:
+        scores = {}
+        for a, b in permutations(range(len(self.colours)), 2):
+            if self.pairs is not None and frozenset((self.colours[a], self.colours[b])) not in self.pairs:
+                continue
+            scores[(a, b)] = ll[0, a] + ll[1, b]
+        if not scores:
+            return (int(ll[0].argmax()), int(ll[1].argmax())), 0.0
+        keys = list(scores)
+        v = np.array([scores[k] for k in keys])
+        p = np.exp(v - v.max())
+        p /= p.sum()
+        j = int(p.argmax())
+        return keys[j], float(p[j])
+
+    # -- kinds
+    def _kind(self, r, look) -> float:
+        """Re-decide a one-ended card's kind (among one-ended kinds); the kind's probability."""
+        probs = dict(r.kind_probs or {})
+        if not probs:
+            return 1.0
+        group = ONE_END if r.kind in ONE_END else ("middle",)
+        z = {k: np.log(max(probs.get(k, 0.0), 1e-6)) + self.kind_bias.get(k, 0.0) for k in probs}
+        if r.kind in ONE_END and self.head_shape and r.edge_order:
+            hs = self.head_shape
+            x = float(look.far_shape[r.edge_order[0]])
+            llr = ((x - hs["tail_mean"]) ** 2 - (x - hs["head_mean"]) ** 2) / (2 * hs["sd"] ** 2)
+            llr = SHAPE_WEIGHT * float(np.clip(llr, -8, 8))
+            for k in ("head", "rainbow_head"):
+                if k in z:
+                    z[k] += llr / 2
+            for k in ("tail", "rainbow_tail"):
+                if k in z:
+                    z[k] -= llr / 2
+        v = np.array(list(z.values()))
+        p = np.exp(v - v.max())
+        p /= p.sum()
+        post = dict(zip(z, p))
+        best = max((k for k in group if k in post), key=lambda k: post[k], default=r.kind)
+        r.kind = best
+        if best in ("rainbow_head", "rainbow_tail"):
+            r.colours = []
+        return float(post.get(best, 1.0))
+
+
+def adapted_card(r) -> Card | None:
+    """The reading as a card (for tests and reports)."""
+    kinds = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
+             "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
+    k = kinds.get(r.kind)
+    if k is None:
+        return None
+    return Card(k, tuple(r.colours) if k in (Kind.HEAD, Kind.TAIL, Kind.MIDDLE) else ())
+
+
+def calibrated_analyzer(profile, models_dir=None):
+    """An Analyzer that applies the profile's learned deck after recognition."""
+    from companion.vision.analyze import Analyzer
+
+    class CalibratedAnalyzer(Analyzer):
+        def __init__(self):
+            super().__init__(profile, models_dir)
+            self.adapter = ProfileAdapter.from_profile(self.profile)
+
+        def read(self, image):
+            readings = super().read(image)
+            if self.adapter is not None:
+                self.adapter.adapt(image, readings)
+            return readings
+
+    return CalibratedAnalyzer()

@@ -1,0 +1,139 @@
+"""Find the cards of a deck laid out apart on one surface.
+
+The general finder (`companion.vision.find`) is built for a busy table:
+cards touching end to end, props, fans.  A calibration photo is simpler and
+stricter: every card lies apart on one surface.  Here the surface is whatever
+colour dominates the picture's border; a pixel belongs to a card when it
+differs from it by more than the photo's own cut (Otsu over the distances);
+closing by a fraction of a card's width fills each card's inside but cannot
+bridge the gap between two cards that do not touch; every remaining region
+is one card (or two touching ones, which the labeller refuses by their size).
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.vision.find import find_cards, fit_quad, refine_corners, table_distance
+from companion.vision.outline import CardOutline, order_corners, polygon_iou
+
+WORK_LONG_SIDE = 1280
+
+
+def find_laid_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None = None) -> list[CardOutline]:
+    """Outlines of the separate card-sized regions; `exclude` is an image polygon to ignore (the mat)."""
+    h, w = image.shape[:2]
+    scale = min(1.0, WORK_LONG_SIDE / max(h, w))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2Lab)
+    dist = table_distance(lab)
+    # the surface's own variation (grain, uneven light), read off the picture's border
+    m = max(2, int(0.04 * min(dist.shape)))
+    ring = np.concatenate([dist[:m].ravel(), dist[-m:].ravel(), dist[:, :m].ravel(), dist[:, -m:].ravel()])
+    mask = (dist > max(8.0, 1.6 * float(np.percentile(ring, 90)))).astype(np.uint8) * 255
+    if exclude is not None:
+        cv2.fillPoly(mask, [np.round(np.asarray(exclude) * scale).astype(np.int32)], 0)
+    # how big a card is: the whole deck covers the foreground, `expected` cards share it
+    est_short = np.sqrt(max(1.0, float((mask > 0).sum())) / (expected * 1.3))
+    k = max(3, int(est_short * 0.18)) | 1
+    # thin lines of the surface (grain, seams) must not bridge two cards: open them away first
+    j = max(3, k // 3) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (j, j)))
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    closed = _fill_holes(closed)
+    closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    areas = np.array([cv2.contourArea(c) for c in contours]) if contours else np.zeros(0)
+    if not len(areas):
+        return []
+    typical = float(np.median(np.sort(areas)[-expected:]))
+    contours = [part for c, a in zip(contours, areas)
+                for part in (_split_blob(dist, c, k, j) if a > 1.7 * typical else [c])]
+    areas = np.array([cv2.contourArea(c) for c in contours])
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    out = []
+    for c, area in zip(contours, areas):
+        if area < 0.3 * typical:
+            continue            # crumbs: a coin, a speck on the cloth
+        box = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float64)
+        if area < 0.75 * cv2.contourArea(box.astype(np.float32)):
+            continue            # not a rectangle: a dark corner of the picture, a shadow
+        quad = fit_quad(c)
+        if quad is None or not 0.9 < cv2.contourArea(quad.astype(np.float32)) / area < 1.15 \
+                or not is_rectangle(quad):
+            quad = box          # the rounded corners fooled the polygon fit
+        outline = CardOutline(order_corners(quad / scale))
+        # the mask's edge is blurred and takes in the card's shadow: move each side onto the paper's rim
+        refined = refine_corners(gray, outline)
+        outline = refined if is_rectangle(refined.corners) else outline
+        out.append(outline)
+    return out
+
+
+def is_rectangle(quad: np.ndarray, angle_tol: float = 12.0, side_tol: float = 0.12) -> bool:
+    """Near-square corners and equal opposite sides: a flat card seen nearly from above."""
+    q = np.asarray(quad, float).reshape(4, 2)
+    sides = np.roll(q, -1, axis=0) - q
+    lengths = np.linalg.norm(sides, axis=1)
+    if lengths.min() < 1e-6:
+        return False
+    for k in range(4):
+        cos = abs(np.dot(sides[k], sides[(k + 1) % 4])) / (lengths[k] * lengths[(k + 1) % 4])
+        if cos > np.sin(np.radians(angle_tol)):
+            return False
+    return all(abs(lengths[k] - lengths[k + 2]) <= side_tol * max(lengths[k], lengths[k + 2]) for k in (0, 1))
+
+
+def _split_blob(dist: np.ndarray, contour: np.ndarray, k: int, j: int) -> list[np.ndarray]:
+    """Several cards joined by a patch of surface the light made look different (a lamp pool,
+    a shadow): threshold again with the blob's own cut, between its surface and its cards."""
+    x, y, w, h = cv2.boundingRect(contour)
+    roi = dist[y:y + h, x:x + w]
+    inside = np.zeros((h, w), np.uint8)
+    cv2.drawContours(inside, [contour - np.array([x, y])], -1, 255, -1)
+    cut, _ = cv2.threshold(roi[inside > 0].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = ((roi > cut) & (inside > 0)).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (j, j)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    mask = cv2.morphologyEx(_fill_holes(mask), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    parts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [p + np.array([x, y]) for p in parts] if len(parts) > 1 else [contour]
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 255, -1)
+    return filled
+
+
+def find_deck_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None = None) -> list[CardOutline]:
+    """The laid-out finder's cards, completed by the general finder's where the first missed some.
+
+    A card the surface split found only by the general finder is taken when it
+    overlaps none already found and is of the deck's size.
+    """
+    mine = find_laid_cards(image, expected, exclude)
+    if len(mine) >= expected:
+        return mine
+    if len(mine) < expected // 2:
+        return mine
+    typical = float(np.median([np.sqrt(o.area) for o in mine]))
+    aspect = float(np.median([o.long_side / o.short_side for o in mine]))
+    extra = []
+    for o in find_cards(image):
+        if exclude is not None and cv2.pointPolygonTest(np.float32(exclude), tuple(map(float, o.centre)), False) >= 0:
+            continue
+        if not (0.9 < np.sqrt(o.area) / typical < 1.1 and abs(o.long_side / o.short_side / aspect - 1) < 0.08):
+            continue
+        if not is_rectangle(o.corners) or \
+                any(polygon_iou(o.corners, m.corners) > 0.05 or _inside(o, m) for m in mine + extra):
+            continue
+        extra.append(o)
+    # an outline of ours that holds two or more of the general finder's cards was two cards touching:
+    # keep it (the labeller refuses touching cards by size), the extra ones inside it are dropped above
+    return mine + extra
+
+
+def _inside(a: CardOutline, b: CardOutline) -> bool:
+    return cv2.pointPolygonTest(np.float32(b.corners), tuple(map(float, a.centre)), False) >= 0

@@ -1,0 +1,93 @@
+"""What calibration measures on each card of a laid-out deck, before anything is named.
+
+The measurements reuse the vision's own card patch and white balance
+(`companion.vision.features`), so the colour models written into a profile
+live in exactly the space the recogniser compares against at analyze time:
+the median balanced Lab where a body meets a connecting edge (`c_L, c_a, c_b`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.vision.features import PATCH, end_features, prepare, rotations, warp_card
+from companion.vision.outline import CardOutline
+
+C_L, C_A, C_B, C_CHROMA, C_MINUS_S, INK_FRAC = 0, 1, 2, 3, 10, 11
+
+
+@dataclass
+class CardLook:
+    """One found card: its outline and the numbers the labeller decides on."""
+    outline: CardOutline
+    end_lab: np.ndarray        # (4, 3) balanced Lab at each outline edge's middle
+    end_score: np.ndarray      # (4,) how strongly a body meets each edge (ink against paper)
+    paper_lab: np.ndarray      # (3,) balanced paper (for the deck's paper colour)
+    paper_bgr: np.ndarray      # (3,) raw paper as photographed (the light's cast)
+    stripes: np.ndarray        # (4,) per edge: how often the body's colour changes going away from it
+    far_shape: np.ndarray      # (4,) per edge: ink width far from that edge / near it
+    lab: np.ndarray            # the balanced patch (kept for the adapter and for debugging)
+
+    @property
+    def aspect(self) -> float:
+        return self.outline.long_side / max(1e-6, self.outline.short_side)
+
+
+def measure_cards(image: np.ndarray, outlines: list[CardOutline]) -> list[CardLook]:
+    """Measure every card at once (the vision's end features run on stacked patches)."""
+    if not outlines:
+        return []
+    patches = [warp_card(image, o.corners) for o in outlines]
+    prepared = [prepare(p) for p in patches]
+    labs = np.stack([q[0] for q in prepared])
+    raws = np.stack([q[1] for q in prepared])
+    papers = np.stack([q[2] for q in prepared]).astype(np.float32)
+    # (N, 4, F): each edge turned to the top in turn
+    ends = np.stack([end_features(l, r, papers) for l, r in zip(rotations(labs, (1, 2)), rotations(raws, (1, 2)))],
+                    axis=1).astype(np.float64)
+    out = []
+    for i, o in enumerate(outlines):
+        out.append(_look(o, patches[i], labs[i], papers[i].astype(np.float64), ends[i]))
+    return out
+
+
+def measure_card(image: np.ndarray, outline: CardOutline) -> CardLook:
+    return measure_cards(image, [outline])[0]
+
+
+def _look(outline: CardOutline, patch: np.ndarray, lab: np.ndarray, paper_lab: np.ndarray,
+          ends: np.ndarray) -> CardLook:
+    # ink at the middle of an edge, against the paper and against the rest of that edge
+    dist_paper = np.linalg.norm(ends[:, [C_L, C_A, C_B]] - paper_lab[None], axis=1)
+    score = 0.5 * dist_paper + 0.5 * ends[:, C_MINUS_S] + 20.0 * ends[:, INK_FRAC]
+    ink = np.linalg.norm(lab - paper_lab[None, None], axis=2) > 22
+    shape, stripes = [], []
+    p = PATCH
+    for ink_k, lab_k in zip(rotations(ink), rotations(lab)):
+        near = ink_k[int(p * 0.2):int(p * 0.45)].mean()
+        far = ink_k[int(p * 0.6):int(p * 0.85)].mean()
+        shape.append(far / max(near, 1e-3))
+        stripes.append(_colour_steps(lab_k, ink_k))
+    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), score,
+                    paper_lab, np.median(patch.reshape(-1, 3), axis=0).astype(np.float64),
+                    np.array(stripes), np.array(shape), lab)
+
+
+def _colour_steps(lab: np.ndarray, ink: np.ndarray, band: int = 3) -> float:
+    """Summed change of the body's (a, b) from band to band, walking away from the top edge.
+
+    A plain head or tail keeps one colour (a small sum, whatever the art's
+    shading); a rainbow joker's stripes change colour every few bands.
+    """
+    p = PATCH
+    prev, total = None, 0.0
+    for y in range(int(p * 0.05), int(p * 0.7), band):
+        sel = lab[y:y + band][ink[y:y + band]]
+        if len(sel) < 4:
+            continue
+        ab = np.median(sel[:, 1:], axis=0)
+        if prev is not None:
+            total += float(np.linalg.norm(ab - prev))
+        prev = ab
+    return total

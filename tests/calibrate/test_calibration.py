@@ -1,0 +1,186 @@
+"""Calibration on rendered photos of known truth: labels, refusals, the profile, the mat."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.calibrate.label import CalibrationRefused
+from companion.calibrate.run import calibrate_images
+from companion.game.cards import Card
+from companion.game.deck import load_deck
+from companion.synth.deck_layout import HELD_OUT_LIGHT, deck_look, render_deck_photo
+from companion.synth.styles import HELD_OUT_STYLE, STYLES
+from companion.vision.outline import polygon_iou
+from companion.vision.profile import load_profile
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (1280, 960)
+DECK = load_deck()
+
+
+def photo(style: str, seed: int = 10, **kw):
+    light = HELD_OUT_LIGHT if style == HELD_OUT_STYLE else None
+    return render_deck_photo(100 * seed + list(STYLES).index(style), deck_look(style, seed * 7 + 3),
+                             size=SIZE, light=light, **kw)
+
+
+def truth_card(t: dict) -> Card:
+    code = {"head": "H", "tail": "T", "middle": "M", "rainbow_head": "RH", "rainbow_tail": "RT"}[t["kind"]]
+    return Card.parse("-".join([code, *t["colours"]])).identity(DECK.colours)
+
+
+def truth_of_outline(truth: dict, corners: np.ndarray) -> dict:
+    return max(truth["cards"], key=lambda t: polygon_iou(corners, np.array(t["corners"])))
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    """One calibration per art style (the held-out one under the held-out light)."""
+    out = {}
+    for style in STYLES:
+        scene = photo(style)
+        out[style] = (scene, calibrate_images([scene.image], [style]))
+    return out
+
+
+@pytest.mark.parametrize("style", list(STYLES))
+def test_every_card_of_every_style_is_named(calibrated, style):
+    scene, cal = calibrated[style]
+    (result,) = cal.photos
+    assert len(result.reading.cards) == DECK.size
+    for c in result.reading.cards:
+        t = truth_of_outline(scene.truth, result.looks[c.look].outline.corners)
+        assert c.card == truth_card(t), f"{style}: {t['kind']} {t['colours']} read as {c.card.code}"
+    assert cal.profile["deck"] == DECK.to_dict()
+    assert not cal.profile["warnings"]
+    assert cal.seconds < 10
+
+
+def test_colour_models_match_what_the_cards_show(calibrated):
+    """Each colour's model sits nearer its own ends than any other colour's model does."""
+    for style, (_, cal) in calibrated.items():
+        models = cal.profile["colour_models"]
+        reading = cal.photos[0].reading
+        for lab, name in zip(reading.end_lab, reading.end_colour):
+            d = {c: np.linalg.norm(lab - np.array(m["mean"])) for c, m in models.items()}
+            assert min(d, key=d.get) == name, style
+        assert all(m["ends"] == 14 for m in models.values())
+
+
+def test_profile_loads_with_the_learned_shape(calibrated, tmp_path):
+    from companion.calibrate.profile_writer import write_profile
+
+    scene, cal = calibrated["painted"]
+    path = write_profile(cal.profile, tmp_path / "deck.json")
+    profile = load_profile(path)
+    assert profile.colours == DECK.colours
+    assert set(profile.colour_lab) == set(DECK.colours)
+    aspect = scene.meta["aspect"]
+    assert profile.card_aspect == pytest.approx(aspect, rel=0.04)
+    assert profile.raw["colour_models"]["red"]["ends"] == 14
+
+
+def test_a_missing_card_is_refused():
+    cards = DECK.cards()
+    scene = photo("cartoon", cards=cards[:-1])
+    with pytest.raises(CalibrationRefused, match=r"found 49 cards.*1 missing"):
+        calibrate_images([scene.image])
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_foreign_card_is_refused(seed):
+    """One card swapped for another game's card: the same count, but not the deck."""
+    scene = photo("painted", seed=seed, cards=DECK.cards()[1:], foreign=1)
+    with pytest.raises(CalibrationRefused, match="not a Hisss card|foreign|size of the others|smaller than"):
+        calibrate_images([scene.image])
+
+
+def test_a_foreign_card_too_many_is_refused():
+    scene = photo("cartoon", seed=6, foreign=1)
+    with pytest.raises(CalibrationRefused, match="not a Hisss card|too many|foreign|size of the others"):
+        calibrate_images([scene.image])
+
+
+def test_touching_cards_are_refused():
+    scene = photo("photo", seed=7, touching=1)
+    with pytest.raises(CalibrationRefused, match="touch"):
+        calibrate_images([scene.image])
+
+
+def test_a_different_composition_is_accepted_and_recorded():
+    cards = DECK.cards()
+    swap = cards.index(Card.parse("M-red-orange"))
+    cards[swap] = Card.parse("M-red-blue")
+    scene = photo("painted", seed=8, cards=cards)
+    cal = calibrate_images([scene.image])
+    seen = cal.profile["deck"]["cards"]
+    assert seen["M-red-orange"] == 2 and seen["M-red-blue"] == 3
+    assert cal.profile["deck_differs_from_default"]
+    assert any("differs from the default" in w for w in cal.profile["warnings"])
+
+
+def test_markers_give_the_card_size_in_millimetres():
+    scene = photo("cartoon", seed=9, markers=True)
+    cal = calibrate_images([scene.image])
+    size = cal.profile["card_size"]
+    short_mm, long_mm = scene.meta["card_mm"]
+    assert size["from_markers"]
+    assert size["short_mm"] == pytest.approx(short_mm, rel=0.03)
+    assert size["long_mm"] == pytest.approx(long_mm, rel=0.03)
+    assert cal.profile["photos"][0]["markers"] == 4
+
+
+def test_two_photos_pool_their_ends():
+    """Two photos of one deck (laid out again): the colour models learn from both."""
+    a = photo("retro", seed=10)
+    b = render_deck_photo(77, deck_look("retro", 10 * 7 + 3), size=SIZE, light=HELD_OUT_LIGHT)
+    cal = calibrate_images([a.image, b.image], ["a", "b"])
+    assert sum(m["ends"] for m in cal.profile["colour_models"].values()) == 2 * 84
+    assert cal.profile["deck"] == DECK.to_dict()
+    assert [p["name"] for p in cal.profile["photos"]] == ["a", "b"]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_command_writes_a_profile_and_refuses_in_one_line(tmp_path):
+    good = photo("cartoon", seed=12)
+    good_path = tmp_path / "deck.jpg"
+    good_path.write_bytes(good.jpeg)
+    out = tmp_path / "profile.json"
+    done = run_cli("calibrate", str(good_path), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "least sure" in done.stdout and "card aspect" in done.stdout
+    assert load_profile(out).card_aspect == pytest.approx(good.meta["aspect"], rel=0.04)
+
+    bad = photo("cartoon", seed=12, cards=DECK.cards()[:45])
+    bad_path = tmp_path / "short.jpg"
+    bad_path.write_bytes(bad.jpeg)
+    refused = run_cli("calibrate", str(bad_path), "--out", str(tmp_path / "no.json"))
+    assert refused.returncode == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "45 cards" in lines[0]
+    assert not (tmp_path / "no.json").exists()
+
+
+def test_mat_is_printable_and_its_markers_are_found(tmp_path):
+    png, pdf = tmp_path / "mat.png", tmp_path / "mat.pdf"
+    assert run_cli("mat", "--out", str(png)).returncode == 0
+    assert run_cli("mat", "--out", str(pdf)).returncode == 0
+    assert pdf.read_bytes().startswith(b"%PDF-1.4")
+    from companion.calibrate.markers import find_plane
+    plane = find_plane(cv2.imread(str(png)))
+    assert plane is not None and plane.markers == 4
+
+
+def test_default_profile_loads():
+    profile = load_profile(ROOT / "calibration" / "default_profile.json")
+    assert profile.colours == DECK.colours
+    assert json.loads((ROOT / "calibration" / "default_profile.json").read_text())["deck"] == DECK.to_dict()
