@@ -65,6 +65,17 @@ def _number(n: int) -> str:
     return {2: "Two", 3: "Three", 4: "Four"}.get(n, str(n))
 
 
+def _without(table: Sequence[Chain], chains: Counter) -> list[Chain]:
+    """The table less the given chains (canonical, with multiplicity)."""
+    left, out = Counter(chains), []
+    for chain in table:
+        if left[canonical(chain)] > 0:
+            left[canonical(chain)] -= 1
+        else:
+            out.append(chain)
+    return out
+
+
 def _key(chain: Chain) -> tuple:
     return tuple(card.code for card in chain)
 
@@ -205,6 +216,8 @@ class Referee:
         self.turn += 1
         player = self.player_of(self.turn)
         moves += [self._took_incomplete(c, frame) for c in grabbed]
+        # the table the card was laid on: without the snakes taken before it
+        before = _without(self.table, taken - Counter(grabbed))
         what = f"{player} lays {card.code}"
         if exceeded:
             move = Move(frame, self.turn, player, card, action, False, DECK_EXCEEDED,
@@ -213,11 +226,11 @@ class Referee:
         elif problems:
             move = Move(frame, self.turn, player, card, action, False, problems[0].code,
                         f"{what}: {problems[0].message}", chain=chain)
-        elif action == "new" and fits_somewhere(self.table, card):
-            option = fits_somewhere(self.table, card)[0]
+        elif action == "new" and fits_somewhere(before, card):
+            option = fits_somewhere(before, card)[0]
             move = Move(frame, self.turn, player, card, action, False, COULD_ATTACH,
                         f"{what} alone, but it fits on the table: it could "
-                        f"{option.describe(self.table)}.", chain=chain)
+                        f"{option.describe(before)}.", chain=chain)
         elif is_complete(chain):
             move = Move(frame, self.turn, player, card, "complete", True, None,
                         f"{what} and completes the snake {describe_chain(chain)}: "

@@ -67,10 +67,12 @@ def _card(code: str) -> Card:
 
 class _Game:
     def __init__(self, players: Sequence[str], seed: int, deck: Deck, illegal_rate: float,
-                 late_rate: float, unseen_rate: float):
+                 late_rate: float, unseen_rate: float, merge_rate: float):
         self.rng = random.Random(seed)
         self.players, self.deck = list(players), deck
         self.illegal_rate, self.late_rate, self.unseen_rate = illegal_rate, late_rate, unseen_rate
+        self.merge_rate = merge_rate
+        self.unshown = False     # the last change was not shown: the next card shares its frame
         pile = deck.cards()
         self.rng.shuffle(pile)
         self.pile = [c.flipped() if self.rng.random() < 0.5 else c for c in pile]
@@ -132,11 +134,18 @@ class _Game:
         return [c for c in self.table if not is_complete(c)]
 
     # --- a legal turn -------------------------------------------------------
-    def play(self, card: Card) -> None:
+    def play(self, card: Card, seen: bool = False) -> None:
+        """A legal turn; `seen` forces the card to show in a frame (it follows an unshown one)."""
         options = legal_placements(self.table, card)
         placement = self.rng.choice(options)
-        if placement.completes:
+        if placement.completes and not seen:
             used = [self.table[i] for i in placement.used]
+            after = self.pile[-1] if self.pile else None
+            if (after and self.rng.random() < self.merge_rate and self._inferable(used, card, after)
+                    and all(self.deck.identity(c) != self.deck.identity(after) for u in used for c in u)):
+                # the camera misses this table: the next card shows in the same frame
+                self._complete_unseen(used, card, after, show=False)
+                return
             if self.rng.random() < self.unseen_rate and self._inferable(used, card):
                 self._complete_unseen(used, card)
                 return
@@ -154,20 +163,28 @@ class _Game:
                 self.move(None, "collect", collected=(self.player(), len(placement.chain)))
                 self.emit()
 
-    def _inferable(self, used: list[Chain], card: Card) -> bool:
-        groups = explain_vanished(used, +self.deck.remaining(self._seen_cards()))
+    def _available(self, also: Card | None = None) -> Counter:
+        return +self.deck.remaining(self._seen_cards() + ([also] if also else []))
+
+    def _inferable(self, used: list[Chain], card: Card, also: Card | None = None) -> bool:
+        """The referee can tell the one card that completed these chains unseen."""
+        groups = explain_vanished(used, self._available(also))
         return (len(groups) == 1 and len(groups[0][0]) == len(used)
                 and {self.deck.identity(o.card) for o in groups[0][1]} == {self.deck.identity(card)})
 
-    def _complete_unseen(self, used: list[Chain], card: Card) -> None:
-        option = explain_vanished(used, +self.deck.remaining(self._seen_cards()))[0][1][0]
+    def _complete_unseen(self, used: list[Chain], card: Card, also: Card | None = None,
+                         show: bool = True) -> None:
+        option = explain_vanished(used, self._available(also))[0][1][0]
         self.see(card)
         for chain in used:
             self.table.remove(chain)
         snake = canonical(option.snake)
         self.piles[self.player()].append(snake)
         self.move(option.card, "complete", collected=(self.player(), len(snake)))
-        self.emit()
+        if show:
+            self.emit()
+        else:
+            self.unshown = True
 
     def _seen_cards(self) -> list[Card]:
         return [c for c, n in self.seen.items() for _ in range(n)]
@@ -300,6 +317,11 @@ class _Game:
         self.emit()
         while self.pile:
             self.take_late()     # shown gone in whatever frame comes next
+            if self.unshown:
+                self.unshown = False
+                self.turn += 1
+                self.play(self.draw(), seen=True)
+                continue
             if self.illegal_rate and self.rng.random() < self.illegal_rate:
                 kind_between = self.rng.random() < 0.2
                 if kind_between and self._between_turns(self.rng.choice(BETWEEN_TURNS)):
@@ -333,10 +355,16 @@ def _attachments(chain: Chain, card: Card) -> list[tuple[Chain, int]]:
 
 def simulate_game(players: Sequence[str], seed: int, deck: Deck | None = None,
                   illegal_rate: float = 0.0, late_rate: float = 0.25,
-                  unseen_rate: float = 0.25) -> SimulatedGame:
-    """Play a whole game from a shuffled deck; the same seed gives the same game."""
+                  unseen_rate: float = 0.25, merge_rate: float = 0.1) -> SimulatedGame:
+    """Play a whole game from a shuffled deck; the same seed gives the same game.
+
+    Of the snakes completed, about `late_rate` are taken a turn late, `unseen_rate`
+    taken before any frame shows them complete, and `merge_rate` taken unseen with
+    the next card already laid in the same frame (unseen ones only where the
+    missing card can be inferred).
+    """
     deck = deck or load_deck()
-    game = _Game(players, seed, deck, illegal_rate, late_rate, unseen_rate)
+    game = _Game(players, seed, deck, illegal_rate, late_rate, unseen_rate, merge_rate)
     game.run()
     record = {"players": list(players),
               "frames": [{"table": [[c.code for c in chain] for chain in table]}

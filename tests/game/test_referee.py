@@ -233,3 +233,15 @@ def test_an_incomplete_snake_grabbed_while_laying_a_card_is_charged_to_the_layer
     grab, lay = result["moves"]
     assert (grab["player"], grab["code"], lay["player"], lay["legal"]) == \
            ("Ann", "collected_incomplete", "Ann", True)
+
+
+def test_a_card_laid_alone_after_an_unseen_completion_is_judged_on_the_table_it_met():
+    # M-orange-green could have gone on the green end of [M-green-blue RH], but that snake
+    # was completed with T-green (RT lies in a finished snake) and taken before it was laid.
+    finished = ["H-red", "M-red-purple", "RT"]
+    result = judge([[["H-yellow"], ["M-green-blue", "RH"], finished],
+                    [["H-yellow"], ["M-orange-green"], finished]],
+                   players=("Ann", "Ben"))
+    done, laid = result["moves"]
+    assert (done["card"], done["player"], done["legal"]) == ("T-green", "Ann", True)
+    assert (laid["player"], laid["action"], laid["legal"]) == ("Ben", "new", True)

@@ -64,3 +64,19 @@ def test_random_table_is_a_legal_mid_game_table():
     ref = Referee(["A"])
     ref.observe(table)
     assert ref.moves == []
+
+
+def test_simulator_shows_unseen_completions_alone_and_sharing_a_frame():
+    shared = alone = 0
+    for seed in range(4):
+        game = simulate_game(["A", "B"], seed, unseen_rate=0.5, merge_rate=0.5)
+        by_frame = {}
+        for m in game.truth["moves"]:
+            by_frame.setdefault(m["frame"], []).append(m)
+        for moves in by_frame.values():
+            unseen = [m for m in moves if m["action"] == "complete" and m["collected"]]
+            laid = [m for m in moves if m["action"] in ("new", "extend", "join")]
+            shared += bool(unseen and laid)
+            alone += bool(unseen and not laid)
+        assert without_reasons(judge_record(game.record)) == without_reasons(game.truth)
+    assert shared and alone
