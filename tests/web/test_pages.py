@@ -221,7 +221,7 @@ def test_spectator_view_is_read_only_on_a_stable_url(client, app, game):
     html = client.get(f"/watch/{token}").data.decode()
     assert "<form" not in html and "<nav" not in html
     overlay = client.get(f"/watch/{token}?overlay=1").data.decode()
-    assert 'class="page-watch overlay"' in overlay
+    assert 'class="page-watch overlay"' in overlay and '<html lang="en" class="overlay">' in overlay
 
 
 def test_spectator_token_and_pin_survive_a_restart(tmp_path):
