@@ -168,4 +168,92 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     cost = np.where(~same & (residual < ANY_CARD_REACH), residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
-    return {seen[c].index: tracks[r].id for r, c in _assign(cost)}
+    pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
+    return _moved_far(tracks, reading, codes, chains, pairs)
+
+
+def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: list[list[int]],
+               pairs: dict[int, int]) -> dict[int, int]:
+    """Follow whole chains carried further than a nudge (room made on a crowded table).
+
+    An old chain that position alone did not find intact (a card unmatched, or
+    its cards scattered over several seen chains) is looked for by its cards'
+    names, in order, inside the chains seen now: a run of the same cards in the
+    same order is that chain moved, however far (a card cannot leave the table
+    and an identical one arrive in the same turn).  A lone card only takes a
+    card nobody else claimed; a longer run outweighs positions.
+    """
+    by_track = {t.id: t for t in tracks}
+    centre_of_seen = {c.index: c.centre for c in reading.cards}
+    code_of_seen = {c.index: code for c, code in zip(reading.cards, codes)}
+    track_of = dict(pairs)                      # seen id -> track id
+    seen_of = {t: i for i, t in pairs.items()}  # track id -> seen id
+    for chain in sorted(chains, key=len, reverse=True):
+        if any(t not in by_track for t in chain):
+            continue
+        if all(t in seen_of for t in chain) and _contiguous([seen_of[t] for t in chain], reading):
+            continue
+        lone = len(chain) == 1
+        best = _find_run(list(chain), by_track, reading, code_of_seen, centre_of_seen,
+                         lambda i: not lone or i not in track_of or track_of[i] == chain[0])
+        if best is None:
+            continue
+        for t, i in zip(chain, best):
+            if i in track_of:
+                seen_of.pop(track_of[i], None)
+            if t in seen_of:
+                track_of.pop(seen_of[t], None)
+            track_of[i], seen_of[t] = t, i
+    # What is left of a chain that lost cards may have been moved too: its remaining
+    # runs take cards nobody claimed, read the same, in the same order, nearest first.
+    for chain in chains:
+        runs, run = [], []
+        for t in list(chain) + [None]:
+            if t is not None and t in by_track and t not in seen_of:
+                run.append(t)
+            elif run:
+                runs.append(run)
+                run = []
+        pieces = [run[a:a + n] for run in runs for n in range(len(run), 0, -1)
+                  for a in range(len(run) - n + 1)]
+        for piece in pieces:                      # longest first
+            if any(t in seen_of for t in piece):
+                continue
+            found = _find_run(piece, by_track, reading, code_of_seen, centre_of_seen,
+                              lambda i: i not in track_of)
+            if found is not None:
+                for t, i in zip(piece, found):
+                    track_of[i], seen_of[t] = t, i
+    return track_of
+
+
+def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
+              centre_of_seen: dict, free) -> list[int] | None:
+    """The seen run reading like these tracks in order (either way round), nearest to them."""
+    want = [by_track[t].identity for t in run]
+    where = np.mean([by_track[t].centre for t in run], axis=0)
+    best, best_dist = None, np.inf
+    for seen_chain in reading.chains:
+        for start in range(len(seen_chain) - len(want) + 1):
+            ids = list(seen_chain[start:start + len(want)])
+            got = [code_of_seen[i] for i in ids]
+            if got != want and got[::-1] == want:
+                ids, got = ids[::-1], got[::-1]
+            if got != want or not all(free(i) for i in ids):
+                continue
+            d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
+            if d < best_dist:
+                best, best_dist = ids, d
+    return best
+
+
+def _contiguous(ids: list[int], reading: Reading) -> bool:
+    """The seen cards lie one after another (either way round) in one seen chain."""
+    for chain in reading.chains:
+        if ids[0] in chain:
+            pos = [chain.index(i) if i in chain else -1 for i in ids]
+            if -1 in pos:
+                return False
+            steps = {b - a for a, b in zip(pos, pos[1:])}
+            return len(ids) == 1 or steps in ({1}, {-1})
+    return False

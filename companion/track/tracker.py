@@ -47,7 +47,7 @@ class TrackerSettings:
     max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card
-    confirm_take: int = 2         # settled tables an incomplete chain must be gone to count as taken
+    confirm_take: int = 2         # settled tables a card must be missed in to count as gone
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)
@@ -107,7 +107,9 @@ class Tracker:
         self._settled_small: np.ndarray | None = None
         self._settled_outlines: dict[int, list] = {}
         self._force = False
-        self._vanishing: dict[tuple, int] = {}     # incomplete chains gone, for how many settles
+        self._gone_count: dict[int, int] = {}      # cards seen gone, for how many settled tables
+        self._gone_since: dict[int, int] = {}      # ... and the frame they were first missed
+        self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
         self.retired: dict[int, Track] = {}        # cards collected or taken, kept for the record
         self._facing: dict[int, dict[int, str]] = {}  # middle -> {neighbour: colour facing it}
 
@@ -212,7 +214,7 @@ class Tracker:
                 "history": self.history, "moves": self.moves,
                 "desync_reason": self.desync_reason, "stats": dict(self.stats),
                 "settled_frame": self._settled_frame,
-                "vanishing": [[list(k), n] for k, n in self._vanishing.items()],
+                "gone": [[t, self._gone_count[t], self._gone_since.get(t)] for t in self._gone_count],
                 "settled_outlines": {str(k): v for k, v in self._settled_outlines.items()}}
 
     @property
@@ -244,7 +246,8 @@ class Tracker:
         self.resumed_at = int(state.get("resume_frame", self.last_frame + 1))
         self._next_id = int(state["next_id"])
         self._settled_frame = state.get("settled_frame")
-        self._vanishing = {tuple(k): int(n) for k, n in state.get("vanishing", [])}
+        self._gone_count = {int(t): int(n) for t, n, _ in state.get("gone", [])}
+        self._gone_since = {int(t): int(f) for t, _, f in state.get("gone", []) if f is not None}
         self._settled_outlines = {int(k): v for k, v in state.get("settled_outlines", {}).items()}
         self.referee.replay([(h["frame"], h["table"]) for h in self.history])
 
@@ -305,8 +308,7 @@ class Tracker:
             # the analyser lost where nothing changed is still there, and one it found where
             # nothing changed was never laid.
             # (a chain already missing at the last settle is judged by how long it stays gone)
-            pending = {t for key in self._vanishing for t in key}
-            unseen = {t for t in gone - pending if unmoved(self._track(t).corners)}
+            unseen = {t for t in gone - set(self._gone_since) if unmoved(self._track(t).corners)}
             ghosts = {t for t in added if unmoved(self.tracks[t].corners)}
             self.stats["unseen"] += len(unseen)
             self.stats["ghosts"] += len(ghosts)
@@ -315,13 +317,17 @@ class Tracker:
             present = (present - ghosts) | unseen
             edges = {e for e in edges if not e & ghosts}
             self._restore_links(unseen, present, edges)
-        taken = [c for c in self.chains if all(t in gone for t in c)]
-        taken, doubted = self._confirmed_takes(taken)
-        gone -= doubted
-        if doubted:
-            present |= doubted
-            self._restore_links(doubted, present, edges)
-        hidden = gone - {t for c in taken for t in c}
+        # A card seen gone (and the pixels agree something happened there) only counts as
+        # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
+        # pass.  A complete snake is the exception: taking it is the game.
+        complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)
+                    for t in c}
+        since = {t: self._gone_since.get(t, frame) for t in gone - complete}
+        sure = complete | {t for t, first in since.items()
+                           if self._gone_count.get(t, 0) + 1 >= self.settings.confirm_take}
+        hidden = gone - sure
+        late = sure - complete           # gone since an earlier settle: judged as of then
+        taken = [c for c in self.chains if all(t in sure for t in c)]
         problem = None
         if self._force:
             self._force = False
@@ -329,9 +335,11 @@ class Tracker:
             problem = f"{len(hidden)} cards of the table are hidden or gone"
         elif len(added) > self.settings.max_new_cards and self.history:
             problem = f"{len(added)} new cards at once"
+        if problem is None:
+            self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
+            self._gone_since = {t: since[t] for t in hidden}
+            self._late = {t: since[t] for t in late}
         if problem is None and hidden:
-            # A card that vanished from inside a chain is taken to be hidden (a hand
-            # resting on it, a missed detection), not moved: keep it where it was.
             present |= hidden
             self._restore_links(hidden, present, edges)
         chains = _paths(present, edges) if problem is None else None
@@ -349,12 +357,14 @@ class Tracker:
             self.chains = chains
             self._remember(window, chains, table)
             return self._leave_desync(frame) + self._corrections(frame)
+        late, self._late = self._late, {}
         try:
+            earlier = self._observe_removal(late, taken) if late else []
             moves = self.referee.observe(table, frame)
         except Exception as exc:  # the referee cannot make sense of it: say so, don't guess
             return self._enter_desync(f"table not explainable ({exc})", frame)
 
-        events = self._leave_desync(frame)
+        events = self._leave_desync(frame) + earlier
         before_outlines = dict(self._settled_outlines)
         before_image = self._settled_image
         self.chains = chains
@@ -379,27 +389,38 @@ class Tracker:
             self.retired[t] = self.tracks.pop(t)
         return events + self._corrections(frame)
 
-    def _confirmed_takes(self, taken: list[list[int]]) -> tuple[list[list[int]], set]:
-        """Chains that left the table for sure, and the cards of those still in doubt.
+    def _observe_removal(self, late: dict[int, int], taken: list[list[int]]) -> list[TrackEvent]:
+        """Cards whose going is confirmed only now left when first missed: the referee sees
+        that table first, so a removal is not merged with the move that followed it."""
+        first = min(late.values())
+        entry = self.history[-1]
+        runs: list[list[int]] = []
+        for ids in self.chains:
+            run: list[int] = []
+            for t in list(ids) + [None]:
+                if t is None or t in late:
+                    if run:
+                        runs.append(run)
+                    run = []
+                else:
+                    run.append(t)
+        table = [[_code_of(entry, t) or self._track(t).identity for t in run] for run in runs]
+        moves = self.referee.observe(table, first)
+        self.history.append({"frame": first, "table": table, "tracks": runs,
+                             "evidence": {"before": entry["evidence"]["after"], "after": first},
+                             "added": [], "taken": [c for c in taken if all(t in late for t in c)]})
+        self.chains = runs
+        events = [TrackEvent("table", first, {"frame": first, "table": table})]
+        for move in moves:
+            move, _, before_ids = self._dress(move, len(self.history) - 1)
+            self.moves.append(move)
+            events.append(TrackEvent("move", first, move))
+        return events
 
-        A complete snake is taken as soon as it is gone (that is the game).  An
-        incomplete one vanishing is far more often a card the camera lost than an
-        illegal take, so it must stay gone for `confirm_take` settled tables first.
-        """
-        sure, doubted = [], set()
-        still_going = {}
-        for chain in taken:
-            key = tuple(sorted(chain))
-            codes = [(_code_of(self.history[-1], t) if self.history else None)
-                     or self._track(t).identity for t in chain]
-            seen_gone = self._vanishing.get(key, 0) + 1
-            if is_complete([Card.parse(c) for c in codes]) or seen_gone >= self.settings.confirm_take:
-                sure.append(chain)
-            else:
-                still_going[key] = seen_gone
-                doubted.update(chain)
-        self._vanishing = still_going
-        return sure, doubted
+    def _is_complete(self, chain: list[int]) -> bool:
+        entry = self.history[-1] if self.history else None
+        codes = [(_code_of(entry, t) if entry else None) or self._track(t).identity for t in chain]
+        return is_complete([Card.parse(c) for c in codes])
 
     def _restore_links(self, kept: set, present: set, edges: set) -> None:
         """Give cards kept in place though unseen the links they had in the settled table."""
