@@ -230,6 +230,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug, not the user's fault: still one line, unless --debug
+        if debug:
+            raise
+        message = " ".join(str(exc).split())
+        print(f"error: internal error ({type(exc).__name__}: {message}); rerun with --debug "
+              "for the traceback", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

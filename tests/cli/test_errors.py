@@ -1,0 +1,47 @@
+"""The command line's promise: user errors are one `error:` line, never a traceback."""
+import subprocess
+import sys
+
+import pytest
+
+from companion import cli
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "companion", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_help_lists_every_contract_command():
+    out = run("--help").stdout
+    for name in ("analyze", "calibrate", "judge", "track", "serve", "demo"):
+        assert name in out
+
+
+def test_unknown_command_is_one_error_line():
+    result = run("no-such-command")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error:") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_file_is_one_error_line(tmp_path):
+    result = run("judge", str(tmp_path / "missing.json"))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error:") and "Traceback" not in result.stderr
+
+
+def test_a_bug_is_reported_in_one_line_and_debug_shows_it(monkeypatch, capsys):
+    @cli.command("explode", "raise a bug")
+    def _explode(p):
+        def boom(args):
+            raise RuntimeError("kaboom")
+        p.set_defaults(run=boom)
+    try:
+        assert cli.main(["explode"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: internal error") and "kaboom" in err and err.count("\n") == 1
+        with pytest.raises(RuntimeError):
+            cli.main(["--debug", "explode"])
+    finally:
+        cli.COMMANDS.pop("explode")
