@@ -7,6 +7,7 @@ without buffering, which the event latency depends on.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import socket
@@ -33,6 +34,9 @@ def default_data_dir() -> Path:
 
 
 def _serve(app, host: str, port: int, pin: str, headline: str) -> int:
+    # one line per request would bury the banner and the warnings that matter
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     server = make_server(host, port, app, threaded=True)
     server.daemon_threads = True
     local = host in ("127.0.0.1", "::1", "localhost")

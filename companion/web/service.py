@@ -347,6 +347,10 @@ class GameService:
             self.feed_error = str(exc)
             log.warning("table feed stopped: %s", exc)
             self.publish(game, "feed_error")
+        except Exception as exc:   # a bug in a source must not die silently in its thread
+            self.feed_error = f"{type(exc).__name__}: {exc}"
+            log.exception("table feed failed")
+            self.publish(game, "feed_error")
 
     def upload_photo(self, game: Game, data: bytes, filename: str, table=None,
                      read_table: Callable | None = None) -> GameView:

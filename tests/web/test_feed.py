@@ -163,3 +163,17 @@ def test_set_up_page_starts_a_camera_game_through_the_tracker(client, service, m
     assert game.source == "0"
     wait(lambda: service.view(service.store.game(game.id)).frames)
     assert service.video.latest()[1] == b"\xff\xd8cam\xff\xd9"
+
+
+def test_a_failing_source_is_reported_not_silent(service):
+    class Broken:
+        def events(self, start_after=-1):
+            yield FeedEvent(0, table=[["M-red-blue"]])
+            raise RuntimeError("camera driver crashed")
+
+        def close(self):
+            pass
+    game = service.new_game(["Ann", "Ben"], "test", Broken())
+    service.wait_for_feed(timeout=5)
+    assert service.feed_error == "RuntimeError: camera driver crashed"
+    assert len(service.view(service.store.game(game.id)).frames) == 1   # what came before is kept
