@@ -1,6 +1,7 @@
 """The Flask application factory."""
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from flask import Flask, g, jsonify, render_template, request
@@ -28,19 +29,19 @@ def create_app(service: GameService, pin: str | None = None, testing: bool = Fal
     # The secret key, PIN and spectator token live in the database, so a restart
     # keeps sessions, the printed PIN and the spectator URL valid.
     app.config.update(
-        SECRET_KEY=store.setting_or_create("secret_key", lambda: __import__("secrets").token_hex(32)),
+        SECRET_KEY=store.setting_or_create("secret_key", lambda: secrets.token_hex(32)),
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         TESTING=testing,
-        JSON_SORT_KEYS=False,
     )
+    app.json.sort_keys = False   # keep the contract's field order in the JSON answers
     if pin:
         store.set_setting("pin", pin)
     app.extensions["service"] = service
     app.extensions["pin_guard"] = PinGuard(store.setting_or_create("pin", new_pin))
     app.extensions["spectator_token"] = store.setting_or_create(
-        "spectator_token", lambda: __import__("secrets").token_urlsafe(9))
+        "spectator_token", lambda: secrets.token_urlsafe(9))
 
     from .views import api, pages, referee
     app.register_blueprint(pages.bp)
