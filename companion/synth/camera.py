@@ -104,8 +104,11 @@ class Camera:
 
 @lru_cache(maxsize=8)
 def _distortion_maps(size, focal, principal, k1):
+    # x_u = cx + f nx (1 + k (nx^2 + ny^2)) separates into a row term plus an
+    # outer product: two broadcasts instead of a dozen full-size operations.
     w, h = size
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    nx, ny = (xx - principal[0]) / focal, (yy - principal[1]) / focal
-    f = 1 + k1 * (nx * nx + ny * ny)
-    return (nx * f * focal + principal[0]).astype(np.float32), (ny * f * focal + principal[1]).astype(np.float32)
+    nx = ((np.arange(w) - principal[0]) / focal).astype(np.float32)
+    ny = ((np.arange(h) - principal[1]) / focal).astype(np.float32)
+    mx = (principal[0] + focal * nx * (1 + k1 * nx * nx))[None, :] + (focal * k1 * nx)[None, :] * (ny * ny)[:, None]
+    my = (principal[1] + focal * ny * (1 + k1 * ny * ny))[:, None] + (focal * k1 * ny)[:, None] * (nx * nx)[None, :]
+    return mx.astype(np.float32), my.astype(np.float32)
