@@ -25,6 +25,15 @@ def table_field(text: str | None):
         raise ActionError('the table must be JSON chains of card codes, e.g. [["H-red", "M-red-blue"]]') from None
 
 
+def take_upload(game: Game, missing: str) -> None:
+    """The request's photo (field 'photo', optional typed 'table') as the turn's table."""
+    photo = request.files.get("photo")
+    if photo is None or not photo.filename:
+        raise ActionError(missing)
+    service().upload_photo(game, photo.read(), photo.filename,
+                           table=table_field(request.form.get("table")))
+
+
 def selected_game() -> Game:
     """The game named by ?game=..., else the current one; 404 when there is none."""
     return service().game(request.values.get("game") or None)

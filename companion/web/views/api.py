@@ -7,7 +7,7 @@ from flask import Blueprint, Response, abort, jsonify, request, stream_with_cont
 
 from ..security import referee_required
 from ..service import ActionError
-from . import selected_game, service, table_field
+from . import selected_game, service, take_upload
 
 bp = Blueprint("api", __name__)
 KEEPALIVE_SECONDS = 15.0
@@ -147,9 +147,5 @@ def upload():
     person reads it, for when no recogniser is installed or it misread.
     """
     game = selected_game()
-    photo = request.files.get("photo")
-    if photo is None or not photo.filename:
-        raise ActionError("send the picture as the multipart field 'photo'")
-    service().upload_photo(game, photo.read(), photo.filename,
-                           table=table_field(request.form.get("table")))
+    take_upload(game, "send the picture as the multipart field 'photo'")
     return jsonify({"ok": True, "state": service().state_json(game)}), 201

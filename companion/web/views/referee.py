@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from ..feed import open_feed
 from ..security import check_csrf, local_path, referee_required
 from ..service import ActionError, PhotoReader
-from . import selected_game, service, table_field
+from . import selected_game, service, take_upload
 
 bp = Blueprint("referee", __name__)
 
@@ -136,10 +136,5 @@ def finish():
 @referee_required
 def upload():
     """The set-up/live page's photo form: same as POST /api/upload."""
-    game = selected_game()
-    photo = request.files.get("photo")
-    if photo is None or not photo.filename:
-        raise ActionError("choose a photo of the table")
-    service().upload_photo(game, photo.read(), photo.filename,
-                           table=table_field(request.form.get("table")))
+    take_upload(selected_game(), "choose a photo of the table")
     return redirect(url_for("pages.live"))
