@@ -56,6 +56,13 @@ class Deck:
         return sum(self.counts.values())
 
     def identity(self, card: Card) -> Card:
+        # The deck's keys are identities already: a look-up spares re-ranking colours,
+        # which the referee does for every card of every frame.
+        if card in self.counts:
+            return card
+        turned = card.flipped()
+        if turned in self.counts:
+            return turned
         return card.identity(self.colours)
 
     def count(self, card: Card) -> int:

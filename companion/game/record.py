@@ -46,7 +46,8 @@ def read_table(table: Any, deck: Deck, where: str) -> tuple[Chain, ...]:
         cards = []
         for k, code in enumerate(chain):
             try:
-                cards.append(deck.parse(code.code if isinstance(code, Card) else code))
+                known = isinstance(code, Card) and code.kind.is_face and deck.count(code)
+                cards.append(code if known else deck.parse(code.code if isinstance(code, Card) else code))
             except (CardCodeError, DeckError) as exc:
                 raise RecordError(f"{where}: chain {c}, card {k}: {exc}") from None
         if cards:

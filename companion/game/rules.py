@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 
 from .cards import Card, Kind
 from .chains import (CLOSED_END, TWO_HEADS, TWO_TAILS, Chain, Problem, as_chain, canonical,
-                     check_chain, describe_chain, is_complete, junction_problem, reverse_chain,
-                     table_multiset)
+                     check_chain, describe_chain, is_complete, junction_problem, open_ends,
+                     reverse_chain, table_multiset)
 
 # Stable codes of verdicts that are about a whole move rather than one chain.
 COULD_ATTACH = "could_attach"
@@ -138,8 +138,13 @@ def legal_placements(table: Sequence[Sequence[Card]], card: Card) -> list[Placem
             offer("extend", (i,), (turned,) + chain, 0)
             offer("extend", (i,), chain + (turned,), len(chain))
     if card.kind is Kind.MIDDLE:
-        for i, first in enumerate(table):
-            for j, second in enumerate(table):
+        # only chains with an open end the card could meet can be joined (saves n² checks)
+        touching = [i for i, chain in enumerate(table)
+                    if any(e.colour is None or e.colour in card.colours for e in open_ends(chain))]
+        for i in touching:
+            first = table[i]
+            for j in touching:
+                second = table[j]
                 if i == j:
                     continue
                 for left in {first, reverse_chain(first)}:
