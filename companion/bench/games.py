@@ -197,9 +197,13 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             players = [f"P{k + 1}" for k in range(n_players)]
             folder = work / f"game-{game_seed}"
             t0 = time.perf_counter()
-            truth_path = render_game(folder, players, game_seed, tier="hard", style=HELD_OUT_STYLE,
-                                     fps=10, size=(1280, 720), illegal_rate=0.1,
-                                     max_frames=max_frames)
+            cached = folder / "truth.json"
+            if keep and cached.exists():   # a kept folder from an earlier run: same seed, same game
+                truth_path = cached
+            else:
+                truth_path = render_game(folder, players, game_seed, tier="hard", style=HELD_OUT_STYLE,
+                                         fps=10, size=(1280, 720), illegal_rate=0.1,
+                                         max_frames=max_frames)
             render_s = time.perf_counter() - t0
             truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
             players = list(truth["players"])

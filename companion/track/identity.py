@@ -224,7 +224,35 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
             if found is not None:
                 for t, i in zip(piece, found):
                     track_of[i], seen_of[t] = t, i
+    _fill_gaps(chains, reading, track_of, seen_of)
     return track_of
+
+
+def _fill_gaps(chains: list[list[int]], reading: Reading, track_of: dict, seen_of: dict) -> None:
+    """A card of an old chain still unmatched, next to a matched neighbour whose seen card
+    has exactly one unclaimed neighbour, is that card (read differently in a moved chain)."""
+    beside: dict[int, list[int]] = {}
+    for chain in reading.chains:
+        for a, b in zip(chain, chain[1:]):
+            beside.setdefault(a, []).append(b)
+            beside.setdefault(b, []).append(a)
+    changed = True
+    while changed:
+        changed = False
+        for chain in chains:
+            for k, t in enumerate(chain):
+                if t in seen_of:
+                    continue
+                options = None
+                for n in (chain[k - 1] if k else None, chain[k + 1] if k + 1 < len(chain) else None):
+                    if n is None or n not in seen_of:
+                        continue
+                    free = {i for i in beside.get(seen_of[n], []) if i not in track_of}
+                    options = free if options is None else options & free
+                if options is not None and len(options) == 1:
+                    i = options.pop()
+                    track_of[i], seen_of[t] = t, i
+                    changed = True
 
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
