@@ -233,7 +233,15 @@ class TableFilm:
         if occ.free(polys, shrink=0.1 * w):
             return
         centre = np.mean([it.pose.centre for it in items], 0)
-        # first a free spot; failing that, at least a spot inside the picture
+        # the smallest slide that frees it, as a player nudges a snake back from the edge
+        for r in np.arange(1, 13) * (w / 3):
+            for a in np.linspace(0, 2 * np.pi, 16, endpoint=False):
+                shift = r * np.array([np.cos(a), np.sin(a)])
+                if occ.free([it.pose.corners() + shift for it in items], shrink=0.1 * w):
+                    for it in items:
+                        it.pose = it.pose.moved(shift)
+                    return
+        # else a free spot anywhere; failing that, at least a spot inside the picture
         for occ in (occ, Occupancy(self.world.region, cell=w / 6)):
             for _ in range(30):
                 target = occ.random_point(self.rng)
