@@ -153,6 +153,8 @@ class Referee:
             moves = self._two_cards(arrived, removed, frame)
         self._seen += arrived
         self.table = seen
+        # whoever made a snake complete owns it while it lies out; forget snakes gone
+        self._completed = [c for c in self._completed if new[c.chain]]
         for chain in new:
             if is_complete(chain) and not any(c.chain == chain for c in self._completed):
                 self._completed.append(_Completed(chain, self.player_of(self.turn), self.turn))
@@ -208,7 +210,6 @@ class Referee:
             return moves
         _, chain, i, parts, taken, problems = best
         card = chain[i]
-        action = ("new", "extend", "join")[len(parts)]
         complete = Counter({c: n for c, n in taken.items() if is_complete(c)})
         moves = self._collections(complete, frame)
         unseen, grabbed = self._unseen_completions(list((taken - complete).elements()), frame, card)
@@ -216,37 +217,40 @@ class Referee:
         self.turn += 1
         player = self.player_of(self.turn)
         moves += [self._took_incomplete(c, frame) for c in grabbed]
-        # the table the card was laid on: without the snakes taken before it
-        before = _without(self.table, taken - Counter(grabbed))
-        what = f"{player} lays {card.code}"
-        if exceeded:
-            move = Move(frame, self.turn, player, card, action, False, DECK_EXCEEDED,
-                        f"{what}, but the deck has only {self.deck.count(card_id)} {card_id.code}, and "
-                        f"all of them are already in play.", chain=chain)
-        elif problems:
-            move = Move(frame, self.turn, player, card, action, False, problems[0].code,
-                        f"{what}: {problems[0].message}", chain=chain)
-        elif action == "new" and fits_somewhere(before, card):
-            option = fits_somewhere(before, card)[0]
-            move = Move(frame, self.turn, player, card, action, False, COULD_ATTACH,
-                        f"{what} alone, but it fits on the table: it could "
-                        f"{option.describe(before)}.", chain=chain)
-        elif is_complete(chain):
-            move = Move(frame, self.turn, player, card, "complete", True, None,
-                        f"{what} and completes the snake {describe_chain(chain)}: "
-                        f"its {len(chain)} cards are {player}'s to collect.", chain=chain)
-        elif action == "new":
-            move = Move(frame, self.turn, player, card, action, True, None,
-                        f"{what} alone: it fits nowhere on the table.", chain=chain)
-        elif action == "extend":
-            move = Move(frame, self.turn, player, card, action, True, None,
-                        f"{what} at an open end of {describe_chain(parts[0])}.", chain=chain)
-        else:
-            move = Move(frame, self.turn, player, card, action, True, None,
-                        f"{what} between {describe_chain(parts[0])} and {describe_chain(parts[1])}, "
-                        f"joining them.", chain=chain)
-        moves.append(move)
+        before = _without(self.table, taken - Counter(grabbed))   # the table the card met
+        moves.append(self._verdict(frame, player, card, chain, parts, problems, exceeded, before))
         return moves
+
+    def _verdict(self, frame: int, player: str, card: Card, chain: Chain, parts: list[Chain],
+                 problems: list, exceeded: bool, before: Sequence[Chain]) -> Move:
+        """The verdict on laying `card` into `chain` (made of `parts` and the card)."""
+        action = ("new", "extend", "join")[len(parts)]
+        what = f"{player} lays {card.code}"
+
+        def move(action: str, code: str | None, reason: str) -> Move:
+            return Move(frame, self.turn, player, card, action, code is None, code, reason,
+                        chain=chain)
+
+        if exceeded:
+            ident = self.deck.identity(card)
+            return move(action, DECK_EXCEEDED,
+                        f"{what}, but the deck has only {self.deck.count(ident)} {ident.code}, and "
+                        f"all of them are already in play.")
+        if problems:
+            return move(action, problems[0].code, f"{what}: {problems[0].message}")
+        if action == "new" and fits_somewhere(before, card):
+            option = fits_somewhere(before, card)[0]
+            return move(action, COULD_ATTACH, f"{what} alone, but it fits on the table: it could "
+                                              f"{option.describe(before)}.")
+        if is_complete(chain):
+            return move("complete", None, f"{what} and completes the snake {describe_chain(chain)}: "
+                                          f"its {len(chain)} cards are {player}'s to collect.")
+        if action == "new":
+            return move(action, None, f"{what} alone: it fits nowhere on the table.")
+        if action == "extend":
+            return move(action, None, f"{what} at an open end of {describe_chain(parts[0])}.")
+        return move(action, None, f"{what} between {describe_chain(parts[0])} and "
+                                  f"{describe_chain(parts[1])}, joining them.")
 
     def _collections(self, taken: Counter, frame: int) -> list[Move]:
         """Chains that left the table in a frame with a placement: collections, legal or not."""
@@ -261,8 +265,7 @@ class Referee:
         player = entry.player if entry and entry.player else self.player_of(self.turn) or self.players[0]
         turn = entry.turn if entry else self.turn
         self.piles[player].append(chain)
-        when = ("it was still on the table when the game ended" if at_end else
-                "taken after it was seen complete")
+        when = "still lying out when the game ended" if at_end else "seen complete before"
         return Move(frame, turn, player, None, "collect", True, None,
                     f"{player} completed {describe_chain(chain)} and collects its {len(chain)} cards "
                     f"({when}).", collected={"player": player, "cards": len(chain)}, chain=chain)
