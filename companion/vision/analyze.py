@@ -61,7 +61,9 @@ class Analyzer:
         return {
             "image": {"path": path, "width": int(width), "height": int(height)},
             "cards": cards,
-            "snakes": [{"cards": list(s.cards), "complete": s.complete} for s in snakes],
+            # "codes" (an addition to the contract): the chain as read, middles' colours in chain order
+            "snakes": [{"cards": list(s.cards), "complete": s.complete, "codes": [c.code for c in s.chain]}
+                       for s in snakes],
             "problems": problems,
         }
 

@@ -17,12 +17,7 @@ def summary(result: dict) -> str:
     lines = [f'{result["image"]["path"]}: {len(cards)} card(s)' + (f' ({", ".join(parts)})' if parts else "")
              + f', {len(result["snakes"])} chain(s)']
     for s in result["snakes"]:
-        codes = []
-        for i in s["cards"]:
-            c = cards[i]
-            codes.append({"head": "H", "tail": "T", "middle": "M"}.get(c["kind"], c["kind"])
-                         + "".join("-" + x for x in c["colours"]))
-        lines.append(f'  {"complete" if s["complete"] else "open    "}  ' + " ".join(codes))
+        lines.append(f'  {"complete" if s["complete"] else "open    "}  ' + " ".join(s["codes"]))
     for p in result["problems"]:
         lines.append(f'  problem {p["code"]}: {p["message"]}')
     return "\n".join(lines)

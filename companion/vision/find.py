@@ -22,6 +22,7 @@ from .profile import Profile
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
 MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
+SPLIT_BUDGET = 80          # cuts tried per frame when separating touching cards
 
 
 def work_scale(shape: tuple[int, ...]) -> float:
@@ -365,7 +366,11 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     kept = suppress([(q, s) for q, s, _ in singles])
     short, long_ = typical_card_size(kept, min_side, aspect_lo)
     aspect = long_ / short if short else None
+    # the most card-like regions first (they fill their bounding box), so that the
+    # split budget goes to rows of cards before fragments of a patterned cloth
+    blobs.sort(key=lambda cb: -cv2.contourArea(cb[0]) / max(1.0, np.prod(cv2.minAreaRect(cb[0])[1])))
     pieces = []
+    budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, tuple[int, int, int, int]]] = []
     for c, closed in blobs:
         box = cv2.boundingRect(c)
@@ -374,7 +379,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         blob_boxes.append((closed, box))
         if any(_contains_point(q, c) for q, _ in kept if _apparent_aspect(q) <= 1.75):
             continue
-        got = split_blob(c, 0.0, 0.0, small.shape, aspect_lo, aspect_hi)
+        got = split_blob(c, 0.0, 0.0, small.shape, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
         pieces.extend(got)
@@ -492,7 +497,7 @@ def typical_card_size(kept, min_side: float, aspect_lo: float) -> tuple[float, f
 # --------------------------------------------------------------------------- touching cards
 
 def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo, aspect_hi,
-               depth: int = 0, width: float = 0.0) -> list[tuple[np.ndarray, float]]:
+               depth: int = 0, width: float = 0.0, budget: list[int] | None = None) -> list[tuple[np.ndarray, float]]:
     """Cut a region of several touching cards into cards.
 
     The cut runs between two notches of the outline (two rounded corners
@@ -500,8 +505,12 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
     into two pieces of at least half a card each; pieces that are not yet one
     card are cut again.
     """
-    if depth > 8:
+    # Every call spends one unit of the frame's budget: a striped cloth would
+    # otherwise be cut into ever more pieces, each cut costing a contour search.
+    budget = budget if budget is not None else [SPLIT_BUDGET]
+    if depth > 8 or budget[0] <= 0:
         return []
+    budget[0] -= 1
     x, y, w, h = cv2.boundingRect(contour)
     pad = 3
     offset = np.array([x - pad, y - pad])
@@ -529,7 +538,7 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
             if score > 0 and area < 1.9 * width * width * aspect_hi:
                 out.append((quad, score * 0.95))
             else:
-                out.extend(split_blob(part, short, long_, shape, aspect_lo, aspect_hi, depth + 1, width))
+                out.extend(split_blob(part, short, long_, shape, aspect_lo, aspect_hi, depth + 1, width, budget))
         return out
     return []
 

@@ -47,6 +47,9 @@ def test_json_follows_the_contract(batch, capsys):
     faces = {c["id"] for c in result["cards"] if c["kind"] not in ("back", "unknown")}
     in_chains = [i for s in result["snakes"] for i in s["cards"]]
     assert sorted(in_chains) == sorted(faces)  # every face-up card in exactly one chain
+    for snake in result["snakes"]:  # the chain as read: neighbours' touching colours agree here
+        assert len(snake["codes"]) == len(snake["cards"])
+    assert result["problems"] == []
 
 
 def test_summary_and_annotation(batch, tmp_path, capsys):
