@@ -265,10 +265,19 @@ class Referee:
         player = entry.player if entry and entry.player else self.player_of(self.turn) or self.players[0]
         turn = entry.turn if entry else self.turn
         self.piles[player].append(chain)
-        when = "still lying out when the game ended" if at_end else "seen complete before"
-        return Move(frame, turn, player, None, "collect", True, None,
-                    f"{player} completed {describe_chain(chain)} and collects its {len(chain)} cards "
-                    f"({when}).", collected={"player": player, "cards": len(chain)}, chain=chain)
+        n, snake = len(chain), describe_chain(chain)
+        if entry is None or entry.player is None:
+            reason = f"{player} collects the snake {snake}: {n} cards."
+        elif at_end:
+            reason = (f"The snake {snake}, completed by {player} on turn {turn}, still lay out when "
+                      f"the game ended: its {n} cards are {player}'s.")
+        elif self.turn > turn:
+            reason = (f"The snake {snake} is taken a turn late; {player} completed it on turn {turn}, "
+                      f"so its {n} cards are {player}'s.")
+        else:
+            reason = f"{player} collects the snake {snake} completed on turn {turn}: {n} cards."
+        return Move(frame, turn, player, None, "collect", True, None, reason,
+                    collected={"player": player, "cards": n}, chain=chain)
 
     def _took_incomplete(self, chain: Chain, frame: int) -> Move:
         self.removed.extend(chain)
