@@ -12,6 +12,11 @@ events that frame caused (usually none).  Inside, each frame goes through:
    table: a change the game can explain goes to the referee, one it cannot
    puts the tracker in "desync, waiting for the table" until it can.
 
+What the analyser says is weighed against what else is known: the pixels (a
+card lost or found where nothing changed is a misreading), time (a card must
+stay gone before it is taken; a settled card outvoted later is renamed and
+the game re-judged), the deck and, for doubtful readings only, the rules.
+
 Every settled change goes through `companion.game.referee.Referee`, the same
 referee as `judge`; nothing here knows the rules beyond asking it.
 """
@@ -290,14 +295,13 @@ class Tracker:
                  and k >= sum(e <= seen for seen in seen_in) / 2}
         self._reference = window.small
 
-        events = self._compare(present, edges, latest_links, known, window)
+        events = self._compare(present, edges, latest_links, window)
         for t in list(self.tracks):
             if t not in known and not any(t in chain for chain in self.chains):
                 del self.tracks[t]        # a tentative card that did not last
         return events
 
-    def _compare(self, present: set, edges: set, latest: set, known: set,
-                 window: _Window) -> list[TrackEvent]:
+    def _compare(self, present: set, edges: set, latest: set, window: _Window) -> list[TrackEvent]:
         frame = window.frames[0]
         before = {t for chain in self.chains for t in chain}
         added = present - before

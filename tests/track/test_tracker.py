@@ -304,3 +304,24 @@ def test_an_incomplete_chain_really_taken_is_reported_once_it_stays_gone():
     assert taken["action"] == "collect" and taken["code"] == "collected_incomplete"
     assert gone_at <= taken["frame"] < laid["frame"]
     assert _identity(laid["card"]) == "M-yellow-green" and laid["legal"]
+
+
+def test_a_chain_carried_far_to_make_room_is_followed_by_its_cards():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    before = [["H-purple", "M-purple-blue", "M-blue-green"], ["M-green-yellow"]]
+    after = [["H-purple", "M-purple-blue", "M-blue-green", "M-yellow-blue"], ["M-green-yellow"]]
+    p.show(analysis(before))
+    p.show(analysis(after), 4, hand=True)
+
+    def misread_middle(data, call):   # and one of its cards is misread while it moves
+        for card in data["cards"]:
+            if card["colours"] == ["purple", "blue"] and call % 2:
+                card["colours"] = ["purple", "red"]
+        return data
+    analyzer.fault = misread_middle
+    p.show(analysis(after, offsets={0: (20.0, 300.0), 1: (330.0, -20.0)}))   # both far away
+    (move,) = p.moves()
+    assert (_identity(move["card"]), move["action"], move["legal"]) == ("M-yellow-blue", "extend", False)
+    assert move["code"] == "colour_mismatch" and not tracker.desync
