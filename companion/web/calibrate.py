@@ -1,7 +1,7 @@
 """The set-up page's calibration step: one photo of the laid-out deck -> a profile.
 
-The work is `companion calibrate` (issue 5).  This module is the one place the
-dashboard calls it, so wiring the real calibration in is a change here only.
+The work is `companion calibrate` (`companion.calibrate.calibrate_profile`);
+this module is the one place the dashboard calls it.
 """
 from __future__ import annotations
 
@@ -22,9 +22,12 @@ class CalibrationResult:
 def calibrate_from_photos(photos: list[Path], out: Path) -> CalibrationResult:
     """Run the deck calibration on `photos` and write the profile to `out`."""
     try:
-        from companion.vision.calibrate import calibrate_profile  # issue 5's entry point
+        from companion.calibrate import calibrate_profile
     except ImportError:
         raise CalibrationUnavailable(
-            "calibration is not available in this build yet; the default deck is used") from None
-    summary = calibrate_profile([str(p) for p in photos], str(out))
+            "calibration is not available in this build; the default deck is used") from None
+    try:
+        summary = calibrate_profile([str(p) for p in photos], str(out))
+    except ValueError as exc:   # refused (not a whole deck), or not an image
+        raise CalibrationUnavailable(" ".join(str(exc).split())) from None
     return CalibrationResult(Path(out), str(summary))

@@ -373,7 +373,11 @@ def _shrink(pixels, max_width: int = 1280):
 
 
 class PhotoReader:
-    """A phone photo to a table, by the vision pipeline; its models load on first use."""
+    """A phone photo to a table, by the vision pipeline; its models load on first use.
+
+    With a calibration profile the calibrated analyzer reads the photo, so the
+    deck learned on the set-up page is the deck recognised.
+    """
 
     def __init__(self, profile: str | None = None):
         self.profile = profile
@@ -383,7 +387,11 @@ class PhotoReader:
         try:
             from companion.vision.analyze import Analyzer, assemble_readings
             if self._analyzer is None:
-                self._analyzer = Analyzer(self.profile)
+                if self.profile:
+                    from companion.calibrate.adapt import calibrated_analyzer
+                    self._analyzer = calibrated_analyzer(self.profile)
+                else:
+                    self._analyzer = Analyzer()
             snakes, _ = assemble_readings(self._analyzer.read(pixels))
         except (ImportError, ValueError, OSError) as exc:
             raise ActionError(f"cannot read the photo ({exc}); send the table's cards with it") from None

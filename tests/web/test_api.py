@@ -242,3 +242,19 @@ def test_viewers_beyond_the_cap_are_turned_away(client, service, monkeypatch):
     response = client.get("/api/events", buffered=False)
     assert response.status_code == 200
     response.close()
+
+
+def test_a_rendered_photo_is_read_by_the_real_pipeline(client, service, tmp_path):
+    """Upload without a typed table: the vision pipeline reads it (skipped without models)."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "models" / "recognition.joblib").exists():
+        pytest.skip("no trained models")
+    service.new_game(["Ann", "Ben"], "upload")
+    data = (root / "sample_images" / "stills" / "easy_00000101.jpg").read_bytes()
+    response = upload(client, data, name="table.jpg")
+    assert response.status_code == 201, response.get_json()
+    table = response.get_json()["state"]["table"]
+    assert table and all(service.deck.parse(code) for chain in table for code in chain)
+    picture = service.view(service.game()).frames[-1].picture
+    assert (service.evidence_dir / service.game().id / picture).read_bytes()[:2] == b"\xff\xd8"

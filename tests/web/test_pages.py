@@ -356,3 +356,31 @@ def test_ending_the_game_by_mistake_can_be_undone(client, game, service, sample_
     assert reopened.finished_at is None and not service.view(reopened).finished
     service.observe(reopened, sample_record["frames"][5]["table"])
     assert service.state_json(reopened)["turn"] is not None
+
+
+def test_the_calibration_step_refuses_a_photo_that_is_not_a_deck(client, service):
+    import cv2
+    import numpy as np
+    token = referee_session(client)
+    ok, blank = cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))
+    response = client.post("/setup/calibrate", content_type="multipart/form-data", data={
+        "csrf_token": token, "photo": (io.BytesIO(blank.tobytes()), "deck.jpg")})
+    assert response.status_code == 400
+    assert b"<html" in response.data and b"Traceback" not in response.data
+    assert not (service.evidence_dir.parent / "profile.json").exists()
+
+
+def test_the_calibration_step_learns_a_rendered_deck_and_new_photos_use_it(client, service):
+    import cv2
+    from companion.synth.deck_layout import deck_look, render_deck_photo
+    from companion.synth.styles import STYLES
+    from companion.web.service import PhotoReader
+    scene = render_deck_photo(1001, deck_look(next(iter(STYLES)), 73), size=(1280, 960))
+    ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    token = referee_session(client)
+    response = client.post("/setup/calibrate", content_type="multipart/form-data", data={
+        "csrf_token": token, "photo": (io.BytesIO(jpeg.tobytes()), "deck.jpg")})
+    assert response.status_code == 200, response.data[-500:]
+    profile = service.evidence_dir.parent / "profile.json"
+    assert profile.exists() and b'class="result"' in response.data
+    assert isinstance(service.read_photo, PhotoReader) and service.read_photo.profile == str(profile)
