@@ -30,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     gm.add_argument("--size", metavar="WxH", default="1280x720")
     gm.add_argument("--fps", type=int, default=10)
     gm.add_argument("--illegal-rate", type=float, default=0.0, help="share of turns that break a rule")
+    gm.add_argument("--draw-pile", action="store_true", help="show the face-down draw pile as a fan")
     sm = sub.add_parser("samples", help="regenerate the committed sample_images/ folder")
     sm.add_argument("--out", default="sample_images", metavar="DIR")
 
@@ -64,7 +65,8 @@ def main(args: argparse.Namespace) -> int:
     if what == "game":
         from .game import render_game
         path = render_game(args.out, _players(args.players), args.seed, tier=args.tier, style=args.style,
-                           fps=args.fps, size=_size(args.size), illegal_rate=args.illegal_rate)
+                           fps=args.fps, size=_size(args.size), illegal_rate=args.illegal_rate,
+                           draw_pile=args.draw_pile)
         print(f"wrote {path}")
         return 0
     if what == "samples":

@@ -81,6 +81,7 @@ class TableFilm:
         self.world = world
         self.rng = rng
         self.chains: list[list[Item]] = []
+        self.fixed: list[np.ndarray] = []        # footprints the chains keep clear of (the draw pile)
         w = world.card_mm[0]
         self.max_turn = math.radians(world.tier.neighbour_angle_deg)
         self.gap = world.tier.gap_frac
@@ -184,6 +185,7 @@ class TableFilm:
         polys = [it.pose.corners() for ch in self.chains for it in ch
                  if id(it) not in skip_ids and id(it) not in gone]
         polys += [it.pose.corners() for ch in others for it in ch if id(it) not in skip_ids]
+        polys += self.fixed
         if polys:
             occ.take(polys, grow=0.2 * self.w)
         return occ
@@ -312,6 +314,11 @@ class Director:
                       for i, p in enumerate(players)}
         self.reach_len = 2.6 * radius
         self.hands = {p: P.hand(rng, world.sprite_ppm, length_mm=self.reach_len) for p in players}
+        self.pile: list[Item] = []       # the face-down draw pile, spread in a fan (optional)
+        self.pile_count = 0
+
+    def _shot(self, items: list[Item], chains=None, settled: int | None = None) -> None:
+        self.shots.append(Shot(self.pile[:self.pile_count] + list(items), chains, settled))
 
     def n(self, seconds: float) -> int:
         return max(1, int(round(seconds * self.fps)))
@@ -331,7 +338,7 @@ class Director:
         chains = [[_at(it, it.pose) for it in ch] for ch in film.chains]
         items = [it for ch in chains for it in ch]
         for _ in range(self.n(SETTLE)):
-            self.shots.append(Shot(items, chains, record_frame))
+            self._shot(items, chains, record_frame)
 
     def lay(self, player: str, change: Change, before: Snapshot, after: Snapshot) -> None:
         """Reach in holding the (first) new card, nudging moved chains meanwhile; lay; withdraw."""
@@ -354,10 +361,10 @@ class Director:
                 else:
                     items.append(it)
             items += [_at(c, c.pose.moved(tip - target), lift=25.0 * (1 - t) + 3.0) for c in carried]
-            self.shots.append(Shot(items + [self._hand(player, tip)]))
+            self._shot(items + [self._hand(player, tip)])
         table = list(after.values())
         for _ in range(self.n(PLACE)):
-            self.shots.append(Shot(table + [self._hand(player, target)]))
+            self._shot(table + [self._hand(player, target)])
         self.withdraw(player, target, table)
 
     def withdraw(self, player: str, target: np.ndarray, table: list[Item], carrying: list[Item] = ()) -> None:
@@ -366,7 +373,7 @@ class Director:
         for f in range(nw):
             tip = target + (end - target) * _ease((f + 1) / nw)
             items = list(table) + [_at(c, c.pose.moved(tip - target), lift=10.0) for c in carrying]
-            self.shots.append(Shot(items + [self._hand(player, tip)]))
+            self._shot(items + [self._hand(player, tip)])
 
     def take(self, player: str, table: list[Item], gone: list[Item], stay: bool) -> None:
         """A hand takes cards away (a completed snake after a moment on the table)."""
@@ -377,12 +384,12 @@ class Director:
             # meanwhile the hand hovers part-way in: never a still, hand-free table
             hover = self._off(player, target) * 0.4 + target * 0.6
             for _ in range(self.n(STAY)):
-                self.shots.append(Shot(table + gone + [self._hand(player, hover)]))
+                self._shot(table + gone + [self._hand(player, hover)])
         start = self._off(player, target)
         nr = self.n(REACH)
         for f in range(nr):
             tip = start + (target - start) * _ease((f + 1) / nr)
-            self.shots.append(Shot(table + gone + [self._hand(player, tip)]))
+            self._shot(table + gone + [self._hand(player, tip)])
         self.withdraw(player, target, table, carrying=gone)
 
 
@@ -421,8 +428,11 @@ def _completing_table(before: list[list[Card]], move: dict, after: list[list[Car
 
 def render_game(out_dir, players: int | list[str], seed: int, tier: str = "medium", style: str | None = None,
                 fps: int = 10, size: tuple[int, int] | None = (1280, 720), illegal_rate: float = 0.0,
-                max_frames: int | None = None, video: bool = True) -> Path:
+                max_frames: int | None = None, video: bool = True, draw_pile: bool = False) -> Path:
     """Film a simulated game into out_dir; returns the path of truth.json.
+
+    `draw_pile` lays the face-down draw pile on the table as a fan that thins
+    out as cards are drawn (its cards are `back` in the settled truth).
 
     `max_frames` films only the first record frames (a short sample); the
     truth then covers exactly those frames.
@@ -452,6 +462,16 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
 
     film = TableFilm(world, rngs["layout"])
     director = Director(world, names, int(fps), rngs["hands"])
+    left = [sim.deck.size - sum(len(c) for c in tab) - sum(len(sn) for pl in sim.piles_after[k].values() for sn in pl)
+            for k, tab in enumerate(frames)]
+    if draw_pile:
+        from .layout import fit_fan
+        pile_rng = np.random.default_rng([int(seed), 99])
+        w, h = world.card_mm
+        poses = fit_fan(Occupancy(world.region, cell=w / 6), 6, w, h, pile_rng) or []
+        director.pile = [Item(pose, None, "back", shade=float(np.exp(pile_rng.normal(0, 0.03)))) for pose in poses]
+        film.fixed = [pose.corners() for pose in poses]
+        director.pile_count = min(len(poses), left[0])
     moves_by_frame: dict[int, list[dict]] = {}
     for m in sim.truth["moves"]:
         moves_by_frame.setdefault(m["frame"], []).append(m)
@@ -460,6 +480,7 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
     director.settle(film, 0)
     for k in range(1, len(frames)):
         starts[k] = len(director.shots)
+        director.pile_count = min(len(director.pile), max(0, left[k]))     # this turn's card is drawn
         moves = moves_by_frame.get(k, [])
         placer = next((m["player"] for m in moves if m.get("card")), None)
         collector = next((m["collected"]["player"] for m in moves if m.get("collected")), None)

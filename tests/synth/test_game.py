@@ -93,3 +93,11 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys):
     from companion.cli import main
     assert main(["synth", "game", "--out", str(tmp_path), "--players", "7"]) == 2
     assert "error: players must be 2-5" in capsys.readouterr().err
+
+
+def test_draw_pile_thins_out_as_cards_are_drawn(tmp_path):
+    path = render_game(tmp_path, 2, 6, fps=1, size=(480, 270), video=False, draw_pile=True)
+    truth = json.loads(path.read_text())
+    backs = [sum(c["kind"] == "back" for c in f["truth"]["cards"]) for f in truth["frames"] if f["truth"]]
+    assert backs[0] == 6 and backs[-1] == 0
+    assert all(a >= b for a, b in zip(backs, backs[1:]))
