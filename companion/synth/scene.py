@@ -21,16 +21,17 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from companion.game.cards import Card, Kind
+from companion.game.cards import Card
+from companion.game.chains import is_complete
 
 from . import props as P
 from .camera import Camera
-from .cards import RAINBOW, card_alpha, face_size, render_card
-from .layout import ChainStyle, Item, Layout, Occupancy, Pose, fit_chain, fit_fan, fit_thing
+from .cards import RAINBOW, card_alpha, render_card
+from .layout import ChainStyle, Item, Layout, Occupancy, fit_chain, fit_fan, fit_thing
 from .light import Look, apply_light, apply_sensor, jpeg_round_trip, light_field, sample_look
-from .states import POOL_SIZE, Game, is_complete, pooled_game
+from .states import POOL_SIZE, Game, pooled_game
 from .styles import GLOSS, TRAIN_STYLES, Print, check_style, sample_print
-from .surfaces import SURFACES, list_textures, make_surface
+from .surfaces import list_textures, make_surface
 from .tiers import TIERS, Tier, get_tier
 
 CARD_SHORT_MM = (50.0, 64.0)     # a card's short side; the long side follows the deck's aspect
