@@ -23,6 +23,11 @@ def test_referee_gives_the_injected_verdicts(seed):
     assert got == without_reasons(game.truth)
     flagged = {(m["frame"], m["code"]) for m in got["moves"] if not m["legal"]}
     assert set(game.injected) <= flagged
+    # even in a game full of faults every card seen is somewhere: table, pile or taken off
+    ref = Referee(["Ann", "Ben"])
+    for table in game.frames:
+        ref.observe(table)
+        assert ref.accounted() == ref.seen()
 
 
 def test_same_seed_same_game_other_seed_other_game():
