@@ -177,3 +177,31 @@ def test_a_failing_source_is_reported_not_silent(service):
     service.wait_for_feed(timeout=5)
     assert service.feed_error == "RuntimeError: camera driver crashed"
     assert len(service.view(service.store.game(game.id)).frames) == 1   # what came before is kept
+
+
+def test_the_referee_can_reopen_a_source_that_stopped(client, service, monkeypatch):
+    import companion.track as track
+    opened = []
+
+    class Dies:
+        def events(self, start_after=-1):
+            opened.append(start_after)
+            if len(opened) == 1:
+                yield FeedEvent(0, table=[["M-red-blue"]])
+                raise OSError("camera unplugged")
+            yield FeedEvent(1, table=[["M-red-blue", "M-blue-green"]])
+
+        def close(self):
+            pass
+    monkeypatch.setattr(track, "open_table_feed", lambda source, **o: Dies())
+    token = referee_session(client)
+    client.post("/setup/new-game", data={"csrf_token": token, "player": ["Ann", "Ben"],
+                                         "source_kind": "camera", "source_camera": "0"})
+    service.wait_for_feed(timeout=5)
+    assert service.feed_error == "camera unplugged"
+    page = client.get("/setup").data.decode()
+    assert "camera unplugged" in page and "/setup/restart-source" in page
+    assert client.post("/setup/restart-source", data={"csrf_token": token}).status_code == 302
+    service.wait_for_feed(timeout=5)
+    assert opened == [-1, 0] and service.feed_error is None
+    assert [m["card"] for m in service.view(service.game()).moves] == ["M-blue-green"]

@@ -152,7 +152,8 @@ FORMS = [("/setup/new-game", {"player": ["Ann", "Ben"], "source_kind": "upload"}
          ("/moves/1/correct", {"from": "M-green-yellow", "to": "M-green-blue", "reason": "x"}),
          ("/undo", {"seq": "1", "reason": "x"}),
          ("/finish", {}),
-         ("/setup/calibrate", {})]
+         ("/setup/calibrate", {}),
+         ("/setup/restart-source", {})]
 
 
 @pytest.mark.parametrize("path, data", FORMS)

@@ -45,6 +45,14 @@ def logout():
     return redirect(url_for("pages.live"))
 
 
+def _open(source: str, players) -> object:
+    try:
+        return open_feed(source, pace=current_app.config.get("FEED_PACE", 4.0), players=list(players),
+                         profile=current_app.config.get("PROFILE"))
+    except ValueError as exc:   # FeedUnavailable, a missing model, a bad camera spec...
+        raise ActionError(str(exc)) from None
+
+
 @bp.post("/setup/new-game")
 @referee_required
 def new_game():
@@ -59,12 +67,18 @@ def new_game():
         source = value
     else:
         raise ActionError(f"unknown source {kind!r}")
-    try:
-        feed = open_feed(source, pace=current_app.config.get("FEED_PACE", 4.0), players=players,
-                         profile=current_app.config.get("PROFILE"))
-    except ValueError as exc:   # FeedUnavailable, a missing model, a bad camera spec...
-        raise ActionError(str(exc)) from None
-    service().new_game(players, source, feed)
+    service().new_game(players, source, _open(source, players))
+    return redirect(url_for("pages.live"))
+
+
+@bp.post("/setup/restart-source")
+@referee_required
+def restart_source():
+    """Open the current game's source again (a camera unplugged, a stream that died)."""
+    game = selected_game()
+    if service().view(game).finished:
+        raise ActionError("this game is over: start a new one")
+    service().start_feed(game, _open(game.source, game.players))
     return redirect(url_for("pages.live"))
 
 
