@@ -12,7 +12,7 @@ from typing import Iterator
 
 import cv2
 
-from .evidence import annotate
+from .frames import full_image
 from .reading import AnalyzeFn
 from .sources import guess_fps, open_source
 from .tracker import Tracker, TrackerSettings
@@ -22,13 +22,14 @@ from .watchdog import watch
 class TrackerFeed:
     def __init__(self, source: str, players: list[str] | None = None, profile: str | None = None,
                  analyze: AnalyzeFn | None = None, picture_fps: float = 8.0,
-                 max_offline: float = 3600.0):
+                 max_offline: float = 3600.0, realtime: bool = True):
         from .run import DEFAULT_PLAYERS, make_analyzer
         self.source = source
         self.players = list(players or DEFAULT_PLAYERS)
         self._analyze = analyze or make_analyzer(profile)
         self.picture_interval = 1.0 / picture_fps if picture_fps > 0 else float("inf")
         self.max_offline = max_offline
+        self.realtime = realtime      # a recording plays at its own pace, like a camera would
         self.tracker: Tracker | None = None
         self._stop = threading.Event()
 
@@ -37,20 +38,26 @@ class TrackerFeed:
         src = open_source(self.source, start=max(0, start_after + 1))
         self.tracker = tracker = Tracker(self._analyze, self.players,
                                          settings=TrackerSettings.for_fps(guess_fps(src)))
+
         first = max(0, start_after + 1)
+        fps = guess_fps(src)
         last_picture = 0.0
+        began = time.monotonic()
         for index, image in watch(src, first, max_offline=self.max_offline):
             if self._stop.is_set():
                 return
+            if self.realtime and not src.live:
+                self._stop.wait(max(0.0, began + (index - first) / fps - time.monotonic()))
             for event in tracker.feed(index, image):
                 if event.kind == "table":
                     yield FeedEvent(index, table=event.data["table"], desync=False)
-                elif event.kind == "desync":
-                    yield FeedEvent(index, table=None, desync=True)
+                elif event.kind in ("desync", "resync"):
+                    yield FeedEvent(index, table=None, desync=event.kind == "desync")
             now = time.monotonic()
-            if image is not None and now - last_picture >= self.picture_interval:
+            image = full_image(image) if now - last_picture >= self.picture_interval else None
+            if image is not None:
                 last_picture = now
-                ok, jpeg = cv2.imencode(".jpg", annotate(image, tracker),
+                ok, jpeg = cv2.imencode(".jpg", tracker.annotated(image),
                                         [cv2.IMWRITE_JPEG_QUALITY, 80])
                 if ok:
                     yield FeedEvent(index, jpeg=jpeg.tobytes(), desync=tracker.desync)

@@ -183,6 +183,12 @@ class Tracker:
         first = _signature(readings[-1], self.deck)
         return all(_signature(r, self.deck) == first for r in readings[-k:-1])
 
+    def annotated(self, image) -> np.ndarray | None:
+        """The picture with the settled table drawn on it, and the desync banner when lost."""
+        from .evidence import annotate
+        image = full_image(image)
+        return None if image is None else annotate(image, self)
+
     def finish(self) -> list[TrackEvent]:
         """The draw pile is empty: the referee closes the game (late collections, winners)."""
         events = self._settle() if self._window.readings else []

@@ -82,3 +82,19 @@ def test_usage_errors_are_one_line(game_dir, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("error: ") for line in err)
     assert "no saved game" in err[2]
+
+
+def test_dashboard_feed_gives_settled_tables_and_annotated_pictures(game_dir):
+    from companion.track import open_table_feed
+    feed = open_table_feed(str(game_dir), analyze=StampedAnalyzer(GAME), realtime=False,
+                           picture_fps=1000)
+    events = list(feed.events())
+    from companion.game.chains import table_multiset
+    from companion.game.rules import as_table
+    tables = [table_multiset(as_table(e.table)) for e in events if e.table is not None]
+    assert tables == [table_multiset(as_table(t)) for t in GAME]
+    pictures = [e.jpeg for e in events if e.jpeg]
+    assert len(pictures) > len(GAME) and cv2.imdecode(
+        __import__("numpy").frombuffer(pictures[-1], "uint8"), cv2.IMREAD_COLOR) is not None
+    indices = [e.index for e in events]
+    assert indices == sorted(indices)
