@@ -10,13 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2] / ".." / "shared" / "real_photos"
 MANIFEST = ROOT / "manifest.json"
 
-pytestmark = [
-    pytest.mark.skipif(not MANIFEST.exists(), reason="real photos not present"),
-    # Known gap: trained on renders only, the models reject most real playing cards as
-    # `none`, call a few real cards faces, and the finder misses touching real cards.
-    pytest.mark.xfail(reason="real photos: recognition trained on renders does not transfer yet",
-                      strict=False),
-]
+pytestmark = pytest.mark.skipif(not MANIFEST.exists(), reason="real photos not present")
 
 
 def _entries(folder):
@@ -25,19 +19,30 @@ def _entries(folder):
     return [e for e in json.loads(MANIFEST.read_text()) if e["file"].startswith(folder)]
 
 
-@pytest.mark.parametrize("entry", _entries("negatives/"), ids=lambda e: e["file"])
-def test_rooms_without_cards_show_no_cards(entry, analyzer):
+def _analyse(analyzer, entry):
     from companion.vision.imageio import load_image
     img = load_image(str(ROOT / entry["file"]))
-    result = analyzer.analyze(img.pixels, entry["file"])
-    assert result["cards"] == [], [c["kind"] for c in result["cards"]]
+    return analyzer.analyze(img.pixels, entry["file"], (img.width, img.height))
 
 
 @pytest.mark.parametrize("entry", _entries("cards/"), ids=lambda e: e["file"])
-def test_other_games_cards_are_found_and_never_hisss(entry, analyzer):
-    from companion.vision.imageio import load_image
-    img = load_image(str(ROOT / entry["file"]))
-    result = analyzer.analyze(img.pixels, entry["file"])
-    faces = [c["kind"] for c in result["cards"] if c["kind"] not in ("unknown", "back")]
-    assert faces == [], "another game's card was taken for a Hisss card"
-    assert len(result["cards"]) >= entry["cards_visible"]
+def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
+    kinds = [c["kind"] for c in _analyse(analyzer, entry)["cards"]]
+    assert all(k in ("unknown", "back") for k in kinds), kinds
+
+
+# Known gaps, measured in the closing report: trained on renders only, the models still
+# reject many real playing cards as `none` (not a card), and the finder misses real cards
+# that touch or stand out little from the table; a kitchen and a nightstand show 'cards'.
+@pytest.mark.xfail(reason="real photos: about half of the real cards are found", strict=False)
+@pytest.mark.parametrize("entry", _entries("cards/"), ids=lambda e: e["file"])
+def test_other_games_cards_are_all_found(entry, analyzer):
+    found = [c for c in _analyse(analyzer, entry)["cards"] if c["kind"] == "unknown"]
+    assert len(found) >= entry["cards_visible"]
+
+
+@pytest.mark.xfail(reason="real photos: 2 of 6 rooms show false 'unknown' cards", strict=False)
+@pytest.mark.parametrize("entry", _entries("negatives/"), ids=lambda e: e["file"])
+def test_rooms_without_cards_show_no_cards(entry, analyzer):
+    result = _analyse(analyzer, entry)
+    assert result["cards"] == [], [c["kind"] for c in result["cards"]]
