@@ -38,7 +38,8 @@ class Placement:
 
     `action` is "new" (alone), "extend" or "join"; `used` are the indices of the
     table's chains the card attaches to; `chain` is the chain the card is now in
-    (the card oriented as read there); `table` is the whole table afterwards
+    (the card oriented as read there, at index `position`); `table` is the whole
+    table afterwards
     (the new chain where the first used chain was); `completes` says the
     result is a complete snake, which its player collects.
     """
