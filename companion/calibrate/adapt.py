@@ -30,6 +30,7 @@ from .measure import measure_cards
 
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 SCENE_VARIANCE = 36.0     # Lab units^2 added to every colour model: play light is not calibration light
+PROFILE_WEIGHT = 0.3      # how much this deck's colour models count beside the trained colour model
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
 
 
@@ -72,21 +73,27 @@ class ProfileAdapter:
         m = np.einsum("nki,kij,nkj->nk", d, self._inv, d)
         return -0.5 * (m + self._logdet[None])
 
-    def adapt(self, image: np.ndarray, readings: list) -> list:
+    def adapt(self, image: np.ndarray, readings: list, recogniser=None) -> list:
+        """Re-decide kinds and colours in place; with the `recogniser`, its colour beliefs are
+        combined with the profile's (each end: log p_model + PROFILE_WEIGHT * log p_profile)."""
         faces = [r for r in readings if r.kind in ONE_END or r.kind == "middle"]
         if not faces:
             return readings
         looks = measure_cards(image, [r.outline for r in faces])
-        for r, lk in zip(faces, looks):
+        model = self._model_colours(recogniser, image, faces) if recogniser is not None else None
+        for n, (r, lk) in enumerate(zip(faces, looks)):
             kind_p = self._kind(r, lk)
             edges = list(r.edge_order)
+            if r.kind in ("head", "tail", "middle"):
+                ll = PROFILE_WEIGHT * self.colour_log_likelihood(lk.ink_lab[edges]) if edges else None
+                if model is not None and edges:
+                    ll = ll + np.log(np.maximum(model[n][edges], 1e-4))
             if r.kind == "middle" and len(edges) == 2:
-                ll = self.colour_log_likelihood(lk.end_lab[edges])
                 (a, b), p = self._best_pair(ll)
                 r.colours = [self.colours[a], self.colours[b]]
                 r.confidence = round(float(kind_p * p), 4)
             elif r.kind in ("head", "tail") and len(edges) == 1:
-                ll = self.colour_log_likelihood(lk.end_lab[edges])[0]
+                ll = ll[0]
                 post = np.exp(ll - ll.max())
                 post /= post.sum()
                 k = int(post.argmax())
@@ -96,6 +103,20 @@ class ProfileAdapter:
                 r.colours = []
                 r.confidence = round(float(kind_p), 4)
         return readings
+
+    def _model_colours(self, recogniser, image, faces) -> list[np.ndarray]:
+        """The trained colour model's probabilities, (4, colours) per card, in the profile's colour order."""
+        from companion.vision.recognise import edge_matrix, measure
+
+        rows = edge_matrix([measure(image, r.outline) for r in faces], [r.outline.edge_lengths for r in faces])
+        p = recogniser.colour.predict_proba(rows.reshape(-1, rows.shape[2])).reshape(len(faces), 4, -1)
+        classes = [str(c) for c in recogniser.colours]
+        cols = [classes.index(c) if c in classes else None for c in self.colours]
+        out = np.full((len(faces), 4, len(self.colours)), 1e-4)
+        for j, c in enumerate(cols):
+            if c is not None:
+                out[:, :, j] = p[:, :, c]
+        return list(out)
 
     def _best_pair(self, ll: np.ndarray) -> tuple[tuple[int, int], float]:
         scores = {}
@@ -164,7 +185,7 @@ def calibrated_analyzer(profile, models_dir=None):
         def read(self, image):
             readings = super().read(image)
             if self.adapter is not None:
-                self.adapter.adapt(image, readings)
+                self.adapter.adapt(image, readings, self.recogniser)
             return readings
 
     return CalibratedAnalyzer()

@@ -11,17 +11,35 @@ is one card (or two touching ones, which the labeller refuses by their size).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
 from companion.vision.find import find_cards, fit_quad, refine_corners, table_distance
-from companion.vision.outline import CardOutline, order_corners, polygon_iou
+from companion.vision.outline import CardOutline, order_corners
 
 WORK_LONG_SIDE = 1280
 
 
-def find_laid_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None = None) -> list[CardOutline]:
-    """Outlines of the separate card-sized regions; `exclude` is an image polygon to ignore (the mat)."""
+@dataclass
+class Foreground:
+    mask: np.ndarray       # closed, filled card regions at work scale
+    dist: np.ndarray       # distance from the surface colour, work scale
+    scale: float
+    k: int                 # closing kernel (about a fifth of a card's short side)
+    j: int                 # opening kernel for the surface's thin lines
+
+    def filled(self, outline: CardOutline) -> float:
+        """Share of an outline's inside that is card, not surface."""
+        poly = np.round(outline.corners * self.scale).astype(np.int32)
+        inside = np.zeros_like(self.mask)
+        cv2.fillPoly(inside, [poly], 255)
+        n = max(1, int((inside > 0).sum()))
+        return float(((inside > 0) & (self.mask > 0)).sum()) / n
+
+
+def foreground(image: np.ndarray, expected: int, exclude: np.ndarray | None = None) -> Foreground:
     h, w = image.shape[:2]
     scale = min(1.0, WORK_LONG_SIDE / max(h, w))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
@@ -38,26 +56,41 @@ def find_laid_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None
     k = max(3, int(est_short * 0.18)) | 1
     # thin lines of the surface (grain, seams) must not bridge two cards: open them away first
     j = max(3, k // 3) | 1
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (j, j)))
-    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    closed = _fill_holes(closed)
-    closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disc(j))
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disc(k))
+    closed = cv2.morphologyEx(_fill_holes(closed), cv2.MORPH_OPEN, _disc(k))
+    return Foreground(closed, dist, scale, k, j)
+
+
+def _disc(n: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (n, n))
+
+
+def find_laid_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None = None,
+                    fg: Foreground | None = None) -> list[CardOutline]:
+    """Outlines of the separate card-sized regions; `exclude` is an image polygon to ignore (the mat)."""
+    fg = fg or foreground(image, expected, exclude)
+    scale, k, j = fg.scale, fg.k, fg.j
+    contours, _ = cv2.findContours(fg.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     areas = np.array([cv2.contourArea(c) for c in contours]) if contours else np.zeros(0)
     if not len(areas):
         return []
     typical = float(np.median(np.sort(areas)[-expected:]))
     contours = [part for c, a in zip(contours, areas)
-                for part in (_split_blob(dist, c, k, j) if a > 1.7 * typical else [c])]
-    areas = np.array([cv2.contourArea(c) for c in contours])
+                for part in (_split_blob(fg.dist, c, k, j) if a > 1.7 * typical else [c])]
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     out = []
-    for c, area in zip(contours, areas):
+    for c in contours:
+        area = cv2.contourArea(c)
         if area < 0.3 * typical:
             continue            # crumbs: a coin, a speck on the cloth
         box = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float64)
         if area < 0.75 * cv2.contourArea(box.astype(np.float32)):
-            continue            # not a rectangle: a dark corner of the picture, a shadow
+            c = _trimmed(c, fg.mask.shape, int(k * 1.8) | 1)   # a crumb of surface stuck to a card
+            if c is None or cv2.contourArea(c) < 0.7 * typical:
+                continue        # not a rectangle: a dark corner of the picture, a shadow
+            area = cv2.contourArea(c)
+            box = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float64)
         quad = fit_quad(c)
         if quad is None or not 0.9 < cv2.contourArea(quad.astype(np.float32)) / area < 1.15 \
                 or not is_rectangle(quad):
@@ -68,6 +101,19 @@ def find_laid_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None
         outline = refined if is_rectangle(refined.corners) else outline
         out.append(outline)
     return out
+
+
+def _trimmed(contour: np.ndarray, shape, n: int) -> np.ndarray | None:
+    """The biggest rectangle-like part left after opening the region with a wide disc."""
+    region = np.zeros(shape, np.uint8)
+    cv2.drawContours(region, [contour], -1, 255, -1)
+    region = cv2.morphologyEx(region, cv2.MORPH_OPEN, _disc(n))
+    parts, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not parts:
+        return None
+    best = max(parts, key=cv2.contourArea)
+    box = cv2.boxPoints(cv2.minAreaRect(best))
+    return best if cv2.contourArea(best) >= 0.8 * cv2.contourArea(box) else None
 
 
 def is_rectangle(quad: np.ndarray, angle_tol: float = 12.0, side_tol: float = 0.12) -> bool:
@@ -93,9 +139,9 @@ def _split_blob(dist: np.ndarray, contour: np.ndarray, k: int, j: int) -> list[n
     cv2.drawContours(inside, [contour - np.array([x, y])], -1, 255, -1)
     cut, _ = cv2.threshold(roi[inside > 0].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = ((roi > cut) & (inside > 0)).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (j, j)))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    mask = cv2.morphologyEx(_fill_holes(mask), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disc(j))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disc(k))
+    mask = cv2.morphologyEx(_fill_holes(mask), cv2.MORPH_OPEN, _disc(k))
     parts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return [p + np.array([x, y]) for p in parts] if len(parts) > 1 else [contour]
 
@@ -113,7 +159,8 @@ def find_deck_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None
     A card the surface split found only by the general finder is taken when it
     overlaps none already found and is of the deck's size.
     """
-    mine = find_laid_cards(image, expected, exclude)
+    fg = foreground(image, expected, exclude)
+    mine = find_laid_cards(image, expected, exclude, fg)
     if len(mine) >= expected:
         return mine
     if len(mine) < expected // 2:
@@ -126,13 +173,20 @@ def find_deck_cards(image: np.ndarray, expected: int, exclude: np.ndarray | None
             continue
         if not (0.9 < np.sqrt(o.area) / typical < 1.1 and abs(o.long_side / o.short_side / aspect - 1) < 0.08):
             continue
-        if not is_rectangle(o.corners) or \
-                any(polygon_iou(o.corners, m.corners) > 0.05 or _inside(o, m) for m in mine + extra):
+        if not is_rectangle(o.corners) or fg.filled(o) < 0.9 or \
+                any(_overlap(o, m) or _inside(o, m) for m in mine + extra):
             continue
         extra.append(o)
     # an outline of ours that holds two or more of the general finder's cards was two cards touching:
     # keep it (the labeller refuses touching cards by size), the extra ones inside it are dropped above
     return mine + extra
+
+
+def _overlap(a: CardOutline, b: CardOutline) -> bool:
+    if np.linalg.norm(a.centre - b.centre) > a.long_side + b.long_side:
+        return False
+    inter, _ = cv2.intersectConvexConvex(a.corners.astype(np.float32), b.corners.astype(np.float32))
+    return inter > 0
 
 
 def _inside(a: CardOutline, b: CardOutline) -> bool:

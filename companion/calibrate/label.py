@@ -41,6 +41,7 @@ REFERENCE_RGB = {
     "cyan": (40, 190, 210), "white": (240, 240, 240), "black": (30, 30, 30), "grey": (128, 128, 128),
 }
 L_WEIGHT = 0.5     # lightness counts half as much as hue and saturation when telling colours apart
+USE_INK = True
 
 
 class CalibrationRefused(ValueError):
@@ -63,8 +64,9 @@ class DeckReading:
     seen: Deck                               # the composition actually seen
     warnings: list[str] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
-    end_lab: np.ndarray | None = None        # (m, 3) every coloured end's balanced Lab ...
-    end_colour: list[str] = field(default_factory=list)   # ... and the colour it was named
+    end_lab: np.ndarray | None = None        # (m, 3) every coloured end's ink colour (balanced Lab) ...
+    end_colour: list[str] = field(default_factory=list)   # ... the colour it was named ...
+    vision_lab: np.ndarray | None = None     # ... and its end colour as the vision's features measure it
 
     def least_sure(self, n: int = 5) -> list[LabelledCard]:
         return sorted(self.cards, key=lambda c: c.confidence)[:n]
@@ -110,14 +112,16 @@ def check_outlines(looks: list[CardLook], deck: Deck) -> None:
     for i, lk in enumerate(looks):
         if rel[i] > 1.3 or aspect[i] > typical * 1.45:
             raise CalibrationRefused(
-                f"the card at {_where(lk)} looks {rel[i]:.1f} times the size of the others: "
-                "cards touching? lay them with a gap of a finger's width")
+                f"the card at {_where(lk)} looks {max(rel[i], aspect[i] / typical):.1f} times the size of "
+                "the others: cards touching? lay them with a gap of a finger's width")
     for i in range(len(looks)):
         for j in range(i + 1, len(looks)):
             if np.linalg.norm(centres[i] - centres[j]) > 1.2 * (sides[i, 1] + sides[j, 1]):
                 continue
+            # cards laid touching are found as one region and refused by size above; two outlines
+            # that overlap are cards lying on each other (a near miss is a shadow widening an outline)
             gap = _gap(looks[i].outline.corners, looks[j].outline.corners)
-            if gap < 0.04 * min(sides[i, 0], sides[j, 0]):
+            if gap <= 0.0:
                 raise CalibrationRefused(
                     f"the cards at {_where(looks[i])} and {_where(looks[j])} touch: "
                     "lay every card with a gap of a finger's width")
@@ -327,7 +331,8 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
             end_refs += [(i, int(ends.axis_edges[i, 0])), (i, int(ends.axis_edges[i, 1]))]
         elif i in plain:
             end_refs.append((i, top_edge[i]))
-    lab = np.array([looks[i].end_lab[e] for i, e in end_refs])
+    lab = np.array([(looks[i].ink_lab if USE_INK else looks[i].end_lab)[e] for i, e in end_refs])
+    vision_lab = np.array([looks[i].end_lab[e] for i, e in end_refs])
     x = _features(lab)
     clusters = _initial_clusters(x, len(names))
     centres = np.array([lab[clusters == k].mean(axis=0) for k in range(len(names))])
@@ -419,7 +424,7 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
         for k, name in enumerate(names)}
     thresholds = {"edge_score": ends.cut, "edge_spread": ends.spread, "head_shape": float(shape_cut),
                   "rainbow_stripes": stripe_cut}
-    return DeckReading(out, model_dict, seen, warnings, thresholds, lab, [names[k] for k in labels])
+    return DeckReading(out, model_dict, seen, warnings, thresholds, lab, [names[k] for k in labels], vision_lab)
 
 
 MAX_PAIR_LOSS = 12.0   # nats: how much less likely a middle's colours may be made to fit the default deck

@@ -21,7 +21,8 @@ C_L, C_A, C_B, C_CHROMA, C_MINUS_S, INK_FRAC = 0, 1, 2, 3, 10, 11
 class CardLook:
     """One found card: its outline and the numbers the labeller decides on."""
     outline: CardOutline
-    end_lab: np.ndarray        # (4, 3) balanced Lab at each outline edge's middle
+    end_lab: np.ndarray        # (4, 3) balanced Lab at each outline edge's middle (the vision's c_L, c_a, c_b)
+    ink_lab: np.ndarray        # (4, 3) balanced Lab of the coloured ink alone near each edge (paper and outline left out)
     end_score: np.ndarray      # (4,) how strongly a body meets each edge (ink against paper)
     paper_lab: np.ndarray      # (3,) balanced paper (for the deck's paper colour)
     paper_bgr: np.ndarray      # (3,) raw paper as photographed (the light's cast)
@@ -62,16 +63,37 @@ def _look(outline: CardOutline, patch: np.ndarray, lab: np.ndarray, paper_lab: n
     dist_paper = np.linalg.norm(ends[:, [C_L, C_A, C_B]] - paper_lab[None], axis=1)
     score = 0.5 * dist_paper + 0.5 * ends[:, C_MINUS_S] + 20.0 * ends[:, INK_FRAC]
     ink = np.linalg.norm(lab - paper_lab[None, None], axis=2) > 22
-    shape, stripes = [], []
+    shape, stripes, ink_lab = [], [], []
     p = PATCH
-    for ink_k, lab_k in zip(rotations(ink), rotations(lab)):
+    for k, (ink_k, lab_k) in enumerate(zip(rotations(ink), rotations(lab))):
+        ink_lab.append(_ink_colour(lab_k, paper_lab, ends[k, [C_L, C_A, C_B]]))
         near = ink_k[int(p * 0.2):int(p * 0.45)].mean()
         far = ink_k[int(p * 0.6):int(p * 0.85)].mean()
         shape.append(far / max(near, 1e-3))
         stripes.append(_colour_steps(lab_k, ink_k))
-    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), score,
+    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), np.array(ink_lab), score,
                     paper_lab, np.median(patch.reshape(-1, 3), axis=0).astype(np.float64),
                     np.array(stripes), np.array(shape), lab)
+
+
+INK_BAND = (0.03, 0.18)      # rows (fraction of the patch) next to the edge where the body's colour is read
+INK_COLUMNS = (0.2, 0.8)
+
+
+def _ink_colour(lab: np.ndarray, paper_lab: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """The body's colour where it meets the top edge: the median of the coloured pixels only.
+
+    The vision's end colour is the median of a fixed window, which mixes in
+    paper and the body's dark outline when the body is thin or off-centre; here
+    only pixels that differ from the paper *and* carry colour count (the outline
+    is dark but nearly grey).
+    """
+    p = PATCH
+    band = lab[int(p * INK_BAND[0]):int(p * INK_BAND[1]), int(p * INK_COLUMNS[0]):int(p * INK_COLUMNS[1])].reshape(-1, 3)
+    far = np.linalg.norm(band - paper_lab[None], axis=1) > 20
+    coloured = np.hypot(band[:, 1], band[:, 2]) > 12
+    sel = band[far & coloured]
+    return np.median(sel, axis=0).astype(np.float64) if len(sel) >= 6 else np.asarray(fallback, np.float64)
 
 
 def _colour_steps(lab: np.ndarray, ink: np.ndarray, band: int = 3) -> float:

@@ -78,14 +78,16 @@ def calibrate_images(images: list[np.ndarray], names: list[str] | None = None, d
                       f"kept the reading of {surest.name} (the surest)"] if disagree else []
     colours = tuple(first.colours)
     lab = np.concatenate([p.reading.end_lab for p in photos])
-    named = sum((p.reading.end_colour for p in photos), [])
+    vision_lab = np.concatenate([p.reading.vision_lab for p in photos])
+    named = np.array(sum((p.reading.end_colour for p in photos), []))
     models, colour_lab = {}, {}
     for c in colours:
-        pts = lab[[n == c for n in named]]
+        pts = lab[named == c]
         cov = np.cov(pts.T) if len(pts) > 3 else np.eye(3) * 25.0
         models[c] = {"mean": [round(float(v), 3) for v in pts.mean(axis=0)],
                      "cov": [[round(float(v), 3) for v in row] for row in cov], "ends": int(len(pts))}
-        colour_lab[c] = pts.mean(axis=0)
+        # colour_lab is in the vision's own end-colour space, for its recogniser
+        colour_lab[c] = vision_lab[named == c].mean(axis=0)
     kind_adaptation = _thresholds(photos)
     if adapt_kinds:
         kind_adaptation.update(adapt_kind_model(images, photos, models_dir))

@@ -139,7 +139,7 @@ def test_markers_give_the_card_size_in_millimetres():
 def test_two_photos_pool_their_ends():
     """Two photos of one deck (laid out again): the colour models learn from both."""
     a = photo("retro", seed=10)
-    b = render_deck_photo(77, deck_look("retro", 10 * 7 + 3), size=SIZE, light=HELD_OUT_LIGHT)
+    b = render_deck_photo(78, deck_look("retro", 10 * 7 + 3), size=SIZE, light=HELD_OUT_LIGHT)
     cal = calibrate_images([a.image, b.image], ["a", "b"])
     assert sum(m["ends"] for m in cal.profile["colour_models"].values()) == 2 * 84
     assert cal.profile["deck"] == DECK.to_dict()
