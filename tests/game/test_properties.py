@@ -5,7 +5,7 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.game.cards import Card, Kind
-from companion.game.chains import is_complete, reverse_chain, table_multiset
+from companion.game.chains import check_chain, is_complete, reverse_chain, table_multiset
 from companion.game.deck import load_deck
 from companion.game.referee import Referee
 from companion.game.rules import legal_placements, placement_problems
@@ -143,3 +143,35 @@ def test_random_illegal_mutations_of_a_legal_frame_are_flagged(seed, data):
     moves = ref.observe(spoiled)
     assert moves, name
     assert any(not m.legal for m in moves), (name, [m.to_json() for m in moves])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), data=st.data())
+def test_legal_placements_lists_every_place_a_whole_chain_check_accepts(seed, data):
+    """On a table of sound chains, a card may go exactly where the whole resulting chain
+    passes `check_chain` (an oracle independent of the placement code)."""
+    game = simulate_game(["A", "B"], seed)
+    table = [tuple(c) for c in game.frames[data.draw(st.integers(0, len(game.frames) - 1))]]
+    assert all(check_chain(c) == [] for c in table)
+    card = data.draw(st.sampled_from(sorted(DECK.counts)))
+    turns = {card, card.flipped()}
+    results = set()
+    for i, chain in enumerate(table):
+        rest = table[:i] + table[i + 1:]
+        for t in turns:
+            for grown in ((t,) + chain, chain + (t,)):
+                if not check_chain(grown):
+                    results.add(frozenset(table_multiset(rest + [grown]).items()))
+        for j, other in enumerate(table):
+            if i == j or card.kind is not Kind.MIDDLE:
+                continue
+            rest2 = [c for k, c in enumerate(table) if k not in (i, j)]
+            for left in (chain, reverse_chain(chain)):
+                for right in (other, reverse_chain(other)):
+                    for t in turns:
+                        if not check_chain(left + (t,) + right):
+                            results.add(frozenset(table_multiset(rest2 + [left + (t,) + right]).items()))
+    found = legal_placements(table, card)
+    listed = {frozenset(table_multiset(p.table).items()) for p in found if p.action != "new"}
+    assert listed == results
+    assert (found[0].action == "new") == (not results)
