@@ -92,3 +92,20 @@ def test_static_table_problems_for_a_photo():
     codes = sorted(p.code for _, p in table_problems(table, deck))
     assert codes == ["colour_mismatch", "deck_exceeded"]
     assert check_chain(as_chain(["M-blue-green", "M-yellow-orange"]))[0].cards == (0, 1)
+
+
+def test_faq_an_old_middle_may_not_be_moved_between_two_snakes():
+    (move,) = judge([[["H-red", "M-red-blue"], ["M-green-yellow", "T-yellow"], ["M-blue-green"]],
+                     [["H-red", "M-red-blue", "M-blue-green", "M-green-yellow", "T-yellow"]]])["moves"]
+    assert (move["legal"], move["code"], move["action"]) == (False, "rearranged", "none")
+    # the same table reached with a middle just drawn is a legal join that completes
+    (move,) = judge([[["H-red", "M-red-blue"], ["M-green-yellow", "T-yellow"]],
+                     [["H-red", "M-red-blue", "M-blue-green", "M-green-yellow", "T-yellow"]]])["moves"]
+    assert (move["legal"], move["action"]) == (True, "complete")
+
+
+def test_moving_an_old_card_while_laying_the_new_one_is_rearranged():
+    (move,) = judge([[["H-red", "M-red-blue"], ["M-blue-green"], ["M-green-yellow"]],
+                     [["H-red", "M-red-blue", "M-blue-green", "M-green-yellow"], ["M-purple-orange"]]]
+                    )["moves"]
+    assert (move["card"], move["legal"], move["code"]) == ("M-purple-orange", False, "rearranged")
