@@ -31,7 +31,12 @@ def work_scale(shape: tuple[int, ...]) -> float:
     Searching at about 640 px wide instead was measured faster by a quarter
     but lost a fifth of the cards on easy renders: small seams vanish.
     """
-    return 1.0 / max(1, round(max(shape[0], shape[1]) / WORK_LONG_SIDE))
+    long_side = max(shape[0], shape[1])
+    if long_side > 2 * 1920:
+        return 1.0 / max(1, round(long_side / 1920))
+    if long_side > 2400:   # 4K: halve only, so that 40 px cards keep 20 px
+        return 0.5
+    return 1.0 / max(1, round(long_side / WORK_LONG_SIDE))
 
 
 def find_cards(image: np.ndarray, profile: Profile | None = None,
@@ -332,10 +337,14 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, np.ndarray]] = []
-    blobs: list[tuple[np.ndarray, bool]] = []
+    blobs: list[tuple[np.ndarray, bool, bool]] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int]] = set()
-    for mask, closed in candidate_masks(small, lab):
+    masks = candidate_masks(small, lab)
+    for m_index, (mask, closed) in enumerate(masks):
+        # the last map is made of edges: its regions have a rim by construction, and
+        # cream paper on a cream cloth shows little colour contrast across it
+        from_edges = m_index == len(masks) - 1
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in contours:
             if len(c) < 4 * min_side * 0.8:
@@ -352,17 +361,17 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             (_, _), (rw, rh), _ = cv2.minAreaRect(c)
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
-                    blobs.append((c, closed))
+                    blobs.append((c, closed, from_edges))
                 continue
             quad = fit_quad(c)
             score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi)
             if score > 0 and min(np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)) >= min_side * 0.9:
-                if edge_contrast(lab, quad) >= 0.7:
+                if (from_edges and score >= 0.85) or edge_contrast(lab, quad) >= 0.7:
                     singles.append((quad, score, c))
                     if _apparent_aspect(quad) > 1.75:  # may be two square cards end to end
-                        blobs.append((c, closed))
+                        blobs.append((c, closed, from_edges))
             elif area > 1.6 * min_area:
-                blobs.append((c, closed))
+                blobs.append((c, closed, from_edges))
     kept = suppress([(q, s) for q, s, _ in singles])
     short, long_ = typical_card_size(kept, min_side, aspect_lo)
     aspect = long_ / short if short else None
@@ -372,7 +381,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, tuple[int, int, int, int]]] = []
-    for c, closed in blobs:
+    for c, closed, from_edges in blobs:
         box = cv2.boundingRect(c)
         if any(cl == closed and _box_iou(box, b) > 0.85 for cl, b in blob_boxes):
             continue  # the same group of cards, seen in another map
@@ -382,9 +391,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         got = split_blob(c, 0.0, 0.0, small.shape, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
-        pieces.extend(got)
+        pieces.extend((q, s) for q, s in got if edge_contrast(lab, q) >= 0.6)
     if pieces:
-        pieces = [(q, s) for q, s in pieces if edge_contrast(lab, q) >= 0.6]
         # a region that splits into cards is not one long card
         split_regions = [q for q, _ in pieces]
         kept = [(q, s) for q, s in kept if _apparent_aspect(q) <= 1.75
