@@ -206,11 +206,16 @@ def split_kinds(looks: list[CardLook], ends: _Ends, deck: Deck) -> tuple[np.ndar
     middle = np.zeros(len(looks), bool)
     middle[order[:n_middle]] = True
     by_cut = int((ends.weak > ends.cut).sum())
-    if abs(by_cut - n_middle) > 1:
+    ranked = ends.weak[order]
+    # a pale ink on its paper (yellow on cream) may score under the photo's cut: still, when the
+    # deck's count falls in a clear gap of the second-end scores, the count decides
+    clear_gap = 0 < n_middle < len(ranked) and ranked[n_middle - 1] - ranked[n_middle] > 2 * ends.spread
+    if abs(by_cut - n_middle) > 1 and not clear_gap:
         raise CalibrationRefused(
             f"found {by_cut} cards with a snake end at both ends and {len(looks) - by_cut} with one; "
             f"the deck has {n_middle} and {n_one}: cards missing, doubled or foreign")
-    certainty = {i: float(_logistic((ends.weak[i] - ends.cut) / ends.spread * (1 if middle[i] else -1)))
+    cut = ends.cut if not clear_gap else 0.5 * (ranked[n_middle - 1] + ranked[n_middle])
+    certainty = {i: float(_logistic((ends.weak[i] - cut) / ends.spread * (1 if middle[i] else -1)))
                  for i in range(len(looks))}
     return middle, certainty
 

@@ -25,6 +25,7 @@ from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
 
 from .layout import Item, Pose
+from .light import kelvin_gains
 from .props import Sprite, foreign_card
 from .scene import FaceCache, Scene, World, draw, lay_out, make_world, truth_of
 from .states import POOL_SIZE, pooled_game
@@ -130,9 +131,12 @@ def mat_sprite(ppm: float) -> Sprite:
 MIN_PAPER_CONTRAST = 40.0   # Lab distance between the card paper and the surface under it
 
 
-def _contrast(background: np.ndarray, paper_bgr) -> float:
+def _contrast(background: np.ndarray, paper_bgr, look) -> float:
+    """How far apart the paper and the surface look under the room's light (Lab distance)."""
     table = np.median(background[::8, ::8].reshape(-1, 3), axis=0)
-    pair = np.array([[table, paper_bgr]], np.float32) / 255.0
+    cast = kelvin_gains(look.kelvin) ** (1.0 - look.white_balance)
+    cast = cast / cast.mean()
+    pair = np.clip(np.array([[table * cast, np.asarray(paper_bgr) * cast]], np.float32) / 255.0, 0, 1)
     lab = cv2.cvtColor(pair, cv2.COLOR_BGR2Lab)[0]
     return float(np.linalg.norm(lab[0] - lab[1]))
 
@@ -168,7 +172,7 @@ def render_deck_photo(seed: int, deck: DeckLook, cards: Sequence[Card | str] | N
                 surfaces=("felt", "laminate"))
     for attempt in range(12):
         world = make_world(t, rngs, deck.style, size, card_px=card_px)
-        if _contrast(world.background, deck.print_.paper_bgr) >= MIN_PAPER_CONTRAST:
+        if _contrast(world.background, deck.print_.paper_bgr, world.look) >= MIN_PAPER_CONTRAST:
             break
         # as the guide asks: a surface the cards stand out from (another cloth)
         rngs["surface"] = np.random.default_rng([int(seed), 92, attempt])

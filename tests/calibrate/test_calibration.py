@@ -184,3 +184,34 @@ def test_default_profile_loads():
     profile = load_profile(ROOT / "calibration" / "default_profile.json")
     assert profile.colours == DECK.colours
     assert json.loads((ROOT / "calibration" / "default_profile.json").read_text())["deck"] == DECK.to_dict()
+
+
+def test_the_profile_names_colours_of_that_deck_in_play(calibrated):
+    """The adapter alone (no trained model) reads end colours of game scenes of the calibrated deck."""
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.synth.deck_layout import render_deck_scene
+    from companion.vision.outline import CardOutline, order_corners
+    from companion.vision.profile import profile_from_dict
+    from companion.vision.recognise import CardReading
+
+    scene_photo, cal = calibrated["painted"]
+    adapter = ProfileAdapter.from_profile(profile_from_dict(cal.profile))
+    deck = deck_look("painted", 10 * 7 + 3)
+    right = total = 0
+    for seed in (1, 2):
+        scene = render_deck_scene(seed, deck, tier="easy", size=(1024, 768))
+        readings, truths = [], []
+        for t in scene.truth["cards"]:
+            if t["kind"] not in ("head", "tail", "middle"):
+                continue
+            outline = CardOutline(order_corners(np.array(t["corners"])))
+            mids = outline.edge_midpoints
+            edges = tuple(int(np.argmin(np.linalg.norm(mids - np.array(e), axis=1))) for e in t["ends"])
+            readings.append(CardReading(outline, t["kind"], [], t["ends"], 1.0, {}, edges))
+            truths.append(t["colours"])
+        adapter.adapt(scene.image, readings)
+        for r, colours in zip(readings, truths):
+            total += len(colours)
+            right += sum(a == b for a, b in zip(r.colours, colours))
+    assert total > 10
+    assert right / total >= 0.95
