@@ -20,6 +20,7 @@ from companion.game.deck import Deck, load_deck
 from companion.game.history import GameView, Replay
 from companion.store.db import Game, Store, StoreError, UnknownGame
 
+from .advice import UNCOUNTED, DrawPileCounts, HintPanels, count_table
 from .broadcast import Broadcaster, PictureBuffer
 from .calibrate import calibrate_from_photos
 from .feed import FeedUnavailable, TableFeed
@@ -55,6 +56,8 @@ class GameService:
         self.feed_error: str | None = None
         self._lock = threading.RLock()
         self._views: dict[str, tuple[int, GameView]] = {}
+        self._counts: dict[str, tuple[int, DrawPileCounts]] = {}
+        self.hint_panels = HintPanels(self.deck)
         self._replays: dict[str, Replay] = {}
         self._feed: TableFeed | None = None
         self._feed_thread: threading.Thread | None = None
@@ -85,10 +88,30 @@ class GameService:
                 replayer = self._replays[game.id] = Replay(game.players, self.deck)
             view = replayer.view(self.store.events(game.id))
             self._views[game.id] = (view.last_seq, view)
+            # the draw pile is what the referee has not accounted for: read it now,
+            # while the replay's referee is at this very view
+            readable = bool(view.frames) and view.frames[-1].explained
+            self._counts[game.id] = (view.last_seq, count_table(
+                view.table, self.deck, replayer.referee.accounted(), readable, view.finished))
             return view
+
+    def counts(self, game: Game, view: GameView | None = None) -> DrawPileCounts:
+        """The draw pile and each snake's badge number for the game's latest view."""
+        with self._lock:
+            view = view or self.view(game)
+            cached = self._counts.get(game.id)
+            return cached[1] if cached and cached[0] == view.last_seq else UNCOUNTED
+
+    def hint_panel(self, game: Game, lang: str, view: GameView | None = None) -> dict | None:
+        """The optional hint panel (see `advice.HintPanels`); None when the table cannot be counted."""
+        view = view or self.view(game)
+        if view.finished:
+            return None
+        return self.hint_panels.panel(view.table, self.counts(game, view), lang)
 
     def state_json(self, game: Game, view: GameView | None = None) -> dict:
         view = view or self.view(game)
+        counts = self.counts(game, view)
         placed = [m for m in view.moves if m.get("action") != "none"]
         return {
             "game": game.id,
@@ -104,6 +127,8 @@ class GameService:
             "placed": len(placed),
             "seq": view.last_seq,
             "source": game.source,
+            "cards_left_by_colour": counts.by_colour,
+            "completable_by": counts.completable_by,
         }
 
     def move_json(self, game: Game, move: dict, view: GameView | None = None) -> dict:
@@ -154,6 +179,8 @@ class GameService:
                    "scores": {"scores": view.scores, "winners": view.winners,
                               "tiebreak": explain_winners(view.scores, view.winners)}}
         self.bus.publish(json.dumps(message))
+        # the hint panel is worked out after the change went out, never before it
+        self.hint_panels.prefetch(view.table, self.counts(game, view))
 
     def connect_message(self) -> str:
         """What a viewer gets first on the event stream: the whole current state."""

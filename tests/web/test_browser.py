@@ -82,6 +82,31 @@ def test_live_page_shows_a_settled_move_within_a_second(server, page, service, g
     shot(page, "live-after")
 
 
+def test_the_hint_panel_switches_on_and_follows_the_game_live(server, page, service, game, sample_record):
+    g = game(4)
+    page.goto(server + "/live")
+    toggle = page.locator(".hints-toggle")
+    assert toggle.get_attribute("aria-pressed") == "false"      # off until the players ask
+    assert page.locator(".tip-list, .draw-pile").count() == 0
+    badge_counts = [int(n) for n in page.locator(".badge").evaluate_all("bs => bs.map(b => b.dataset.n)")]
+    assert badge_counts == service.state_json(service.store.game(g.id))["completable_by"]
+    toggle.click()
+    page.wait_for_selector(".draw-pile")
+    assert page.locator(".hints-toggle").get_attribute("aria-pressed") == "true"
+    wait_for_viewer(service)
+    settled = time.monotonic()
+    service.observe(g, sample_record["frames"][4]["table"])
+    left = service.state_json(service.store.game(g.id))["cards_left"]
+    page.wait_for_function(
+        f"(document.querySelector('.pile-total') || {{}}).textContent === '{left} cards left to draw'",
+        timeout=3000)
+    print(f"settled -> hint panel updated: {(time.monotonic() - settled) * 1000:.0f} ms")
+    shot(page, "live-hints")
+    page.locator(".hints-toggle").click()
+    page.wait_for_selector(".draw-pile", state="detached")
+    assert page.locator(".hints-toggle").get_attribute("aria-pressed") == "false"
+
+
 def test_the_desync_banner_comes_and_goes_live(server, page, service, game, sample_record):
     g = game(3)
     page.goto(server + "/live")

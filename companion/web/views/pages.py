@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import re
 
-from flask import (Blueprint, Response, abort, current_app, redirect, render_template, request,
+from flask import (Blueprint, Response, abort, current_app, g, redirect, render_template, request,
                    send_from_directory, url_for)
 
 from companion.game.cards import Card
 from companion.store.db import Game, UnknownGame
 
 from .. import glyphs
+from ..advice import badge_text
 from ..export import game_csv, game_json
 from ..i18n import LANGUAGES
 from ..security import local_path
@@ -17,7 +18,8 @@ from ..service import explain_winners
 from . import selected_game, service
 
 bp = Blueprint("pages", __name__)
-PARTS = {"live", "scoreboard", "history", "watch", "banner"}
+PARTS = {"live", "scoreboard", "history", "watch", "banner", "hints"}
+HINTS_COOKIE = "hints"   # the game whose hint panel this browser switched on
 PICTURE_NAME = re.compile(r"^[0-9]+-[0-9a-f]+\.jpg$")
 
 
@@ -40,7 +42,21 @@ def page_context(game: Game | None) -> dict:
         "leader": ranking[0] if ranking and view.scores.get(ranking[0], {}).get("cards") else None,
         "chain_glyphs": glyphs.chain_glyphs, "feed_error": svc.feed_error,
         "gradients": glyphs.gradient_pairs(), "rainbow": glyphs.COLOUR_HEX,
+        "badge_text": badge_text,
     }
+
+
+def hints_on(game: Game | None) -> bool:
+    """The hint panel is off unless this browser switched it on for this very game."""
+    return game is not None and request.cookies.get(HINTS_COOKIE) == game.id
+
+
+def hint_context(context: dict) -> dict:
+    """The hint panel's switch and, only when it is on, its contents (Live page only)."""
+    game = context.get("game")
+    on = hints_on(game)
+    panel = service().hint_panel(game, g.lang, context["view"]) if on else None
+    return {"hints_on": on, "panel": panel}
 
 
 def current_or_none() -> Game | None:
@@ -59,7 +75,8 @@ def index():
 
 @bp.get("/live")
 def live():
-    return render_template("live.html", page="live", **page_context(current_or_none()))
+    context = page_context(current_or_none())
+    return render_template("live.html", page="live", **context, **hint_context(context))
 
 
 @bp.get("/scoreboard")
@@ -120,9 +137,11 @@ def part(name: str):
     """One live region of a page, re-rendered after an event (the page never polls)."""
     if name not in PARTS:
         abort(404)
+    context = page_context(current_or_none())
+    if name == "hints":
+        context.update(hint_context(context))
     return render_template(f"parts/{name}.html", page=name,
-                           overlay=bool(request.args.get("overlay")),
-                           **page_context(current_or_none()))
+                           overlay=bool(request.args.get("overlay")), **context)
 
 
 @bp.get("/evidence/<game_id>/<name>")
@@ -159,6 +178,22 @@ def set_language(code: str):
         abort(404)
     response = redirect(_back())
     response.set_cookie("lang", code, max_age=365 * 86400, samesite="Lax")
+    return response
+
+
+@bp.get("/hints")
+def toggle_hints():
+    """Switch this browser's hint panel for one game on or off.
+
+    A viewing preference like the language, not a referee action: no PIN, and it
+    changes nothing anyone else sees.  It is kept per game, so every new game
+    starts with hints off."""
+    game = service().game(request.args.get("game") or None)
+    response = redirect(local_path(request.args.get("next"), url_for("pages.live")))
+    if hints_on(game):
+        response.delete_cookie(HINTS_COOKIE, samesite="Lax")
+    else:
+        response.set_cookie(HINTS_COOKIE, game.id, max_age=2 * 86400, samesite="Lax")
     return response
 
 
