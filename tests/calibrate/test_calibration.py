@@ -215,3 +215,17 @@ def test_the_profile_names_colours_of_that_deck_in_play(calibrated):
             right += sum(a == b for a, b in zip(r.colours, colours))
     assert total > 10
     assert right / total >= 0.95
+
+
+REAL = ROOT.parent / "shared" / "real_photos" / "cards"
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/real_photos is not here")
+def test_real_photos_of_other_games_are_never_taken_for_a_deck():
+    from companion.vision.imageio import load_image
+
+    photos = sorted(p for p in REAL.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".webp"))
+    assert photos
+    for p in photos:
+        with pytest.raises(CalibrationRefused):
+            calibrate_images([load_image(str(p)).pixels])
