@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from .cards import Card, CardCodeError
 from .chains import Chain
@@ -84,7 +84,3 @@ def load_record(text: str, name: str, deck: Deck) -> GameRecord:
     except json.JSONDecodeError as exc:
         raise RecordError(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     return parse_record(data, deck)
-
-
-def table_codes(table: Sequence[Sequence]) -> list[list[str]]:
-    return [[card.code for card in chain] for chain in table]
