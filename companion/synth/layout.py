@@ -140,8 +140,11 @@ def grow_rect(corners: np.ndarray, by: float) -> np.ndarray:
 class Occupancy:
     """A coarse grid of the visible table: which cells are taken or off the picture."""
 
-    def __init__(self, region: np.ndarray, cell: float):
+    def __init__(self, region: np.ndarray, cell: float, weight=None, accept=None):
+        """`weight(points_mm)` makes random points follow it (say, picture area per mm²)
+        instead of table area; `accept(polys)` must also hold for a chain or fan to fit."""
         self.cell = cell
+        self.accept = accept
         lo, hi = region.min(0) - cell, region.max(0) + cell
         self.origin = lo
         shape = (int(np.ceil((hi[1] - lo[1]) / cell)) + 1, int(np.ceil((hi[0] - lo[0]) / cell)) + 1)
@@ -150,6 +153,11 @@ class Occupancy:
         # Keep two cells of margin inside the picture's edge: a card is tested by the
         # cells its shrunk outline covers, so it may reach about a cell beyond them.
         self.taken = cv2.dilate(self.taken, np.ones((5, 5), np.uint8))
+        self.weights = None
+        if weight is not None:
+            rows, cols = np.indices(self.taken.shape)
+            centres = self.origin + (np.stack([cols, rows], -1).reshape(-1, 2) + 0.5) * cell
+            self.weights = np.asarray(weight(centres), float).reshape(self.taken.shape)
 
     def _px(self, pts: np.ndarray) -> np.ndarray:
         return np.round((np.asarray(pts) - self.origin) / self.cell * 16).astype(np.int32)
@@ -180,7 +188,11 @@ class Occupancy:
         free = np.argwhere(self.taken == 0)
         if len(free) == 0:
             return None
-        r, c = free[rng.integers(len(free))]
+        if self.weights is None:
+            r, c = free[rng.integers(len(free))]
+        else:
+            p = self.weights[free[:, 0], free[:, 1]]
+            r, c = free[rng.choice(len(free), p=p / p.sum())]
         return self.origin + (np.array([c, r]) + rng.uniform(0, 1, 2)) * self.cell
 
 
@@ -201,7 +213,8 @@ def fit_chain(occ: Occupancy, cards: list[Card], w: float, h: float, style: Chai
             mid = np.mean([p.centre for p in poses], 0)
             poses = [p.moved(start - mid) for p in poses]
         polys = [p.corners() for p in poses]
-        if occ.free(polys, shrink=0.12 * w) and occ.disjoint(polys, shrink=0.12 * w):
+        if (occ.free(polys, shrink=0.12 * w) and occ.disjoint(polys, shrink=0.12 * w)
+                and (occ.accept is None or occ.accept(polys))):
             occ.take(polys, grow=0.35 * w)
             return poses
     return None
@@ -233,7 +246,7 @@ def fit_fan(occ: Occupancy, n: int, w: float, h: float, rng: np.random.Generator
             up = np.array([-np.sin(a), np.cos(a)])
             poses.append(Pose(pivot - up * h * 0.35, up, w, h))
         polys = [p.corners() for p in poses]
-        if occ.free(polys, shrink=0.05 * w):
+        if occ.free(polys, shrink=0.05 * w) and (occ.accept is None or occ.accept(polys)):
             occ.take(polys, grow=0.3 * w)
             return poses
     return None

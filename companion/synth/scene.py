@@ -21,13 +21,13 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from companion.game.cards import Card
+from companion.game.cards import Card, Kind
 from companion.game.chains import is_complete
 
 from . import props as P
 from .camera import Camera
 from .cards import RAINBOW, card_alpha, render_card
-from .layout import ChainStyle, Item, Layout, Occupancy, fit_chain, fit_fan, fit_thing
+from .layout import ChainStyle, Item, Layout, Occupancy, Pose, fit_chain, fit_fan, fit_thing
 from .light import Look, apply_light, apply_sensor, jpeg_round_trip, light_field, sample_look
 from .states import POOL_SIZE, Game, pooled_game
 from .styles import GLOSS, TRAIN_STYLES, Print, check_style, sample_print
@@ -117,6 +117,7 @@ class World:
     surface: str
     region: np.ndarray         # visible table polygon, mm (a little inside the picture)
     sprite_ppm: float
+    card_range: tuple[float, float] | None = None   # every card's short side kept in this range, px
 
     @property
     def size(self) -> tuple[int, int]:
@@ -124,8 +125,17 @@ class World:
 
 
 def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
-               textures_dir: str | Path | None = None, card_px: float | None = None) -> World:
-    """Camera, deck printing, table and light of one picture (or one video)."""
+               textures_dir: str | Path | None = None, card_px: float | None = None,
+               step_back: float = 1.0) -> World:
+    """Camera, deck printing, table and light of one picture (or one video).
+
+    Without `card_px` the camera keeps every card inside the tier's size range
+    (`card_sizes`) and `region` is the part of the picture where a card keeps
+    it.  A given `card_px` is the card's short side at the picture centre and
+    `region` the whole picture (games fit their fullest table that way);
+    `step_back` moves the camera that much farther (a given table that does
+    not fit).
+    """
     rc = rngs["camera"]
     w, h = size
     hfov = np.radians(rc.uniform(*tier.hfov_deg))
@@ -133,11 +143,19 @@ def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
     card_w = float(rc.uniform(*CARD_SHORT_MM))
     aspect = float(rc.uniform(1.0, 1.6))
     drawn_px = float(rc.uniform(*tier.card_px))
-    card_px = drawn_px if card_px is None else float(card_px)
     tilt = float(rc.uniform(*tier.tilt_deg))
-    distance = focal * card_w / card_px
-    cam = Camera(size, focal, tilt, float(rc.uniform(*tier.roll_deg)), distance, float(rc.uniform(*tier.k1)),
-                 (w / 2 + rc.uniform(-0.01, 0.01) * w, h / 2 + rc.uniform(-0.01, 0.01) * h))
+    roll = float(rc.uniform(*tier.roll_deg))
+    k1 = float(rc.uniform(*tier.k1))
+    principal = (w / 2 + rc.uniform(-0.01, 0.01) * w, h / 2 + rc.uniform(-0.01, 0.01) * h)
+    region = None
+    if card_px is None:
+        lo, hi = tier.card_px
+        u = (drawn_px - lo) / max(1e-9, hi - lo)
+        distance, region = _frame_sizes(Camera(size, focal, tilt, roll, focal, k1, principal), card_w, lo, hi, u,
+                                        step_back)
+    else:
+        distance = focal * card_w / float(card_px) * step_back
+    cam = Camera(size, focal, tilt, roll, distance, k1, principal)
     ra = rngs["art"]
     print_ = sample_print(style, ra)
     faces = FaceCache(print_, aspect)
@@ -146,20 +164,82 @@ def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
     photos = list_textures(textures_dir)
     surface = str(rs.choice(list(tier.surfaces) + (["photo"] * len(tier.surfaces) if photos else [])))
     cover = cam.visible_table(inset_px=-0.04 * max(size))
-    lo, hi = cover.min(0), cover.max(0)
+    lo_, hi_ = cover.min(0), cover.max(0)
     near = max(cam.scale_at(tuple(p)) for p in cover[:: max(1, len(cover) // 12)])
-    area = float(np.prod(hi - lo))
+    area = float(np.prod(hi_ - lo_))
     ppm = min(near, math.sqrt(1.0 * w * h / area))
-    tw, th = max(16, int((hi[0] - lo[0]) * ppm)), max(16, int((hi[1] - lo[1]) * ppm))
+    tw, th = max(16, int((hi_[0] - lo_[0]) * ppm)), max(16, int((hi_[1] - lo_[1]) * ppm))
     photo = photos[int(rs.integers(len(photos)))] if surface == "photo" else None
     tex = make_surface(surface if surface != "photo" else "felt", rs, tw, th, ppm, photo)
     # texture pixel (u, v) centre -> table mm
-    A = np.array([[1 / ppm, 0, lo[0] + 0.5 / ppm], [0, 1 / ppm, lo[1] + 0.5 / ppm], [0, 0, 1]])
+    A = np.array([[1 / ppm, 0, lo_[0] + 0.5 / ppm], [0, 1 / ppm, lo_[1] + 0.5 / ppm], [0, 0, 1]])
     background = cv2.warpPerspective(tex, cam.H @ A, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-    region = cam.visible_table(inset_px=3.0 + 0.01 * min(size))
+    if region is None:
+        region = cam.visible_table(inset_px=3.0 + 0.01 * min(size))
+    else:
+        region = region * (distance / focal)      # the usable table scales with the distance
     return World(tier, cam, style, print_, aspect, (card_w, card_w * aspect), faces,
                  background.astype(np.float32), sample_look(tier, rngs["light"]), surface, region,
-                 sprite_ppm=min(near, 12.0) * 1.1)
+                 sprite_ppm=min(near, 12.0) * 1.1, card_range=tier.card_px if card_px is None else None)
+
+
+# A card's outline is judged at its centre with this much room: its far end is a
+# little smaller than its centre, its near end a little larger.
+SIZE_ROOM = (1.12, 0.93)
+MAX_SHARE = 0.25       # of the picture's short side: the largest card a still's camera aims for
+MIN_USABLE = 0.7       # share of the picture the cards may use, when the tier's range allows it
+
+
+def card_sizes(cam: Camera, card_w: float, points_px: np.ndarray):
+    """Shortest and longest possible short side (px) of a card centred at picture points.
+
+    The outline's shortest edge lies between the smallest and largest singular
+    value of the table-to-picture Jacobian times the card's short side,
+    whatever way the card is turned.  Returns (table points, smallest,
+    largest, in front of the camera).
+    """
+    X = cam.to_table(cam.undistort_points(points_px))
+    front = (np.column_stack([X, np.ones(len(X))]) @ cam.H[2]) > 0
+    d = 0.5
+    q0 = cam.project(X)
+    jac = np.stack([(cam.project(X + [d, 0]) - q0) / d, (cam.project(X + [0, d]) - q0) / d], -1)
+    sv = np.linalg.svd(jac, compute_uv=False)
+    return X, sv[:, 1] * card_w, sv[:, 0] * card_w, front
+
+
+def _frame_sizes(cam: Camera, card_w: float, lo: float, hi: float, u: float, step_back: float):
+    """The camera distance and the usable table (mm at distance = focal) for cards of lo..hi px.
+
+    Sizes scale as 1 / distance, so they are measured once at distance = focal
+    on a grid over the picture.  The card size at the centre is drawn (`u`)
+    among those that leave at least MIN_USABLE of the picture usable (or 90 %
+    of the best share the tier's range allows under a steep tilt); the usable
+    region is the hull of the grid points where a card keeps inside lo..hi.
+    """
+    W, H = cam.size
+    inset = 3.0 + 0.01 * min(W, H)
+    xs, ys = np.linspace(inset, W - 1 - inset, 25), np.linspace(inset, H - 1 - inset, 15)
+    grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+    grid = np.vstack([grid, [cam.principal]])
+    X, small, large, front = card_sizes(cam, card_w, grid)
+    sc, lc = small[-1], large[-1]
+    # a photo shows a table, not two cards filling a small picture
+    low, high = lo * SIZE_ROOM[0], min(hi, MAX_SHARE * min(W, H)) * SIZE_ROOM[1]
+    cs = np.linspace(low, max(low, high * sc / lc), 80)         # the centre itself must be usable
+    usable = [(front & (c / sc * small >= low) & (c / sc * large <= high))[:-1].mean() for c in cs]
+    usable = np.array(usable)
+    allowed = cs[usable >= min(MIN_USABLE, 0.9 * usable.max())]
+    pos = u * len(allowed)
+    i = min(len(allowed) - 1, int(pos))
+    step = cs[1] - cs[0] if len(cs) > 1 else 0.0
+    c = max(low, float(allowed[i] + (pos - i) * step) / step_back)
+    ok = front & (c / sc * small >= low) & (c / sc * large <= high)
+    pts = X[ok].astype(np.float32)
+    distance = cam.distance * sc / c
+    if len(pts) < 3:       # nothing usable (a tiny picture for this range): the centre only
+        pts = X[-1:].astype(np.float32) + np.float32([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * card_w
+    hull = cv2.convexHull(pts).reshape(-1, 2).astype(np.float64)
+    return distance, hull / (cam.distance / cam.focal)
 
 
 # --------------------------------------------------------------------------- drawing
@@ -170,6 +250,8 @@ class Frame:
     label: np.ndarray
     jpeg: bytes
     visibility: dict[int, float]
+    hidden: dict[int, float] = field(default_factory=dict)    # share of a card under a hand or prop
+    outside: dict[int, float] = field(default_factory=dict)   # share of a card outside the picture
 
 
 def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.random.Generator,
@@ -183,6 +265,7 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
     W, H = cam.size
     canvas = world.background.copy()
     label = np.zeros((H, W), np.uint16)
+    cards_only = np.zeros((H, W), np.uint16)     # the label were hands and props not there
     gloss = np.zeros((H, W), np.float32)
     card_gloss = GLOSS[world.style]
     light_dir = np.array([math.cos(look.gradient[1]), math.sin(look.gradient[1])])
@@ -229,14 +312,18 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
         gl_roi += ((card_gloss if gl is None else gl) - gl_roi) * a
         tid = truth_ids.get(id(item))
         label[cy0:cy1, cx0:cx1][a > 0.5] = 0 if tid is None else tid + 1
+        if item.what in ("card", "back", "unknown"):
+            cards_only[cy0:cy1, cx0:cx1][a > 0.5] = 0 if tid is None else tid + 1
 
     canvas = cam.distort_image(canvas)
     label = cam.distort_image(label, cv2.INTER_NEAREST)
+    cards_only = cam.distort_image(cards_only, cv2.INTER_NEAREST)
     gloss = cam.distort_image(gloss)
     if shake != (0.0, 0.0):
         S = np.float32([[1, 0, shake[0]], [0, 1, shake[1]]])
         canvas = cv2.warpAffine(canvas, S, (W, H), borderMode=cv2.BORDER_REFLECT)
         label = cv2.warpAffine(label, S, (W, H), flags=cv2.INTER_NEAREST)
+        cards_only = cv2.warpAffine(cards_only, S, (W, H), flags=cv2.INTER_NEAREST)
         gloss = cv2.warpAffine(gloss, S, (W, H))
     lit = apply_light(canvas, look, light_field(look, (W, H)), gloss)
     img = apply_sensor(lit, look, rng)
@@ -244,7 +331,9 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
     if jpeg:
         img, data = jpeg_round_trip(img, look.jpeg_quality)
     counts = np.bincount(label.ravel(), minlength=len(truth_ids) + 1)
-    vis = {}
+    unhidden = np.bincount(cards_only.ravel(), minlength=len(truth_ids) + 1)
+    picture = np.float32([[-0.5, -0.5], [W - 0.5, -0.5], [W - 0.5, H - 0.5], [-0.5, H - 0.5]])
+    vis, hidden, outside = {}, {}, {}
     for item in items:
         tid = truth_ids.get(id(item))
         if tid is not None:
@@ -253,7 +342,15 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
             rounded = (4 - math.pi) * (0.07 * min(item.pose.w, item.pose.h)) ** 2 / (item.pose.w * item.pose.h)
             area = abs(cv2.contourArea(quad.astype(np.float32))) * (1 - rounded)
             vis[tid] = float(min(1.0, counts[tid + 1] / max(area, 1.0)))
-    return Frame(img, label, data, vis)
+            hidden[tid] = float(min(1.0, max(0, int(unhidden[tid + 1]) - int(counts[tid + 1])) / max(area, 1.0)))
+            full = abs(cv2.contourArea(quad.astype(np.float32)))
+            inside, _ = cv2.intersectConvexConvex(_convex(quad), picture)
+            outside[tid] = float(min(1.0, max(0.0, 1.0 - inside / max(full, 1e-9))))
+    return Frame(img, label, data, vis, hidden, outside)
+
+
+def _convex(quad: np.ndarray) -> np.ndarray:
+    return cv2.convexHull(quad.astype(np.float32)).reshape(-1, 2)
 
 
 NEAREST_DEPTH = 0.1   # of the camera's distance to the table centre: nearer is far outside the picture
@@ -340,6 +437,73 @@ def truth_of(world: World, items: list[Item], path: str, shake: tuple[float, flo
             "problems": []}, ids
 
 
+VISIBLE_SHARE = 0.5    # a card is in a still's truth when at least this much of it can be seen
+
+
+def visible_truth(truth: dict, frame: Frame) -> tuple[dict, np.ndarray, list[int]]:
+    """The truth of the cards one can judge in the picture, its label, and the ids left out.
+
+    A card is left out when more than half of it is outside the picture or
+    under a hand or a prop (outside + hidden > 1 - VISIBLE_SHARE); cards under
+    other cards (a fan) stay.  A snake with a card left out becomes its runs
+    of visible neighbours, each complete only if it is itself a complete snake.
+    """
+    n = len(truth["cards"])
+    keep = [k for k in range(n) if frame.outside.get(k, 0.0) + frame.hidden.get(k, 0.0) <= 1 - VISIBLE_SHARE]
+    gone = [k for k in range(n) if k not in set(keep)]
+    if not gone:
+        return truth, frame.label, []
+    new = {k: i for i, k in enumerate(keep)}
+    cards = [dict(truth["cards"][k], id=new[k]) for k in keep]
+    snakes = []
+    for snake in truth["snakes"]:
+        runs, run = [], []
+        for k in snake["cards"]:
+            if k in new:
+                run.append(new[k])
+            elif run:
+                runs.append(run)
+                run = []
+        if run:
+            runs.append(run)
+        for run in runs:
+            whole = len(run) == len(snake["cards"])
+            complete = snake["complete"] if whole else is_complete([_card(cards[i]) for i in run])
+            snakes.append({"cards": run, "complete": complete})
+    lut = np.zeros(n + 1, np.uint16)
+    for k, i in new.items():
+        lut[k + 1] = i + 1
+    return dict(truth, cards=cards, snakes=snakes), lut[frame.label], gone
+
+
+def _card(card: dict) -> Card:
+    return Card(Kind(card["kind"]), tuple(card["colours"]))
+
+
+def reaching_hand(world: World, items: list[Item], rng: np.random.Generator) -> Item | None:
+    """A hand reaching in from beyond the picture's edge, its fingertips over a laid card."""
+    cards = [it for it in items if it.what == "card"]
+    if not cards:
+        return None
+    cam = world.camera
+    W, H = cam.size
+    target = cards[int(rng.integers(len(cards)))]
+    tip = target.pose.centre + rng.normal(0.0, 0.3, 2) * target.pose.w
+    for _ in range(8):
+        a = rng.uniform(0, 2 * np.pi)
+        d = np.array([math.cos(a), math.sin(a)])
+        for reach in (150.0, 250.0, 400.0, 650.0, 1000.0):
+            seat = tip + d * reach
+            depth = cam.H[2] @ np.array([seat[0], seat[1], 1.0])
+            x, y = cam.project(seat[None])[0]
+            if depth > 0 and not (0 <= x < W and 0 <= y < H):
+                length = reach + 100.0
+                sprite = P.hand(rng, world.sprite_ppm, length_mm=length)
+                pose = Pose(tip + d * (length / 2 - 8.0), -d, sprite.size_mm[0], length)
+                return Item(pose, None, "prop", sprite=sprite, lift=30.0)
+    return None
+
+
 # --------------------------------------------------------------------------- laying out a state
 
 def chain_style(tier: Tier, rng: np.random.Generator, tight: bool = False) -> ChainStyle:
@@ -353,7 +517,7 @@ def lay_out(world: World, table: list[list[Card]], rng: np.random.Generator, *, 
             fan: int = 0, distractors: int = 0) -> Layout:
     """Place a table state (chains in physical order) and the extras on the visible table."""
     w, h = world.card_mm
-    occ = Occupancy(world.region, cell=w / 6)
+    occ = Occupancy(world.region, cell=w / 6, **_sizing(world))
     out = Layout()
     chain_no = 0
     # collected snakes first, along the edges, so the open table stays free for the game
@@ -388,6 +552,29 @@ def lay_out(world: World, table: list[list[Card]], rng: np.random.Generator, *, 
     return out
 
 
+def _sizing(world: World) -> dict:
+    """Occupancy hooks keeping cards inside the world's size range, spread by picture area."""
+    if world.card_range is None:
+        return {}
+    cam, (lo, hi) = world.camera, world.card_range
+
+    def picture_area(pts):
+        depth = np.column_stack([pts, np.ones(len(pts))]) @ cam.H[2]
+        return np.where(depth > 0, np.abs(depth) ** -3.0, 0.0)
+
+    def in_range(polys):
+        edges = short_sides(cam, np.asarray(polys))
+        return bool(np.all((edges >= lo) & (edges <= hi)))
+
+    return {"weight": picture_area, "accept": in_range}
+
+
+def short_sides(cam: Camera, polys: np.ndarray) -> np.ndarray:
+    """The shortest edge (px) of each card outline (table corners, n x 4 x 2) in the picture."""
+    q = cam.project(polys.reshape(-1, 2)).reshape(-1, 4, 2)
+    return np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2).min(1)
+
+
 def _shade(rng: np.random.Generator) -> float:
     # no card lies perfectly flat: each catches the light a little differently
     return float(np.exp(rng.normal(0, 0.03)))
@@ -410,14 +597,14 @@ def _streams(seed: int, tier: str) -> dict:
 
 
 def _fit_given_table(t: Tier, seed, style, size, textures_dir, table, world: World, rngs: dict):
-    """A caller's table is drawn whole: while a chain does not fit, the camera steps back."""
+    """A caller's table is drawn whole if it can be: while a chain does not fit, the camera
+    steps back, as far as the tier's smallest card allows (then chains are left out)."""
     state = [[c if isinstance(c, Card) else Card.parse(c) for c in chain] for chain in table]
-    for _ in range(8):
+    for k in range(8):
         if not lay_out(world, state, copy.deepcopy(rngs["layout"])).dropped:
             break
-        px = world.camera.focal * world.card_mm[0] / world.camera.distance * 0.8
         fresh = _streams(seed, t.name)
-        world = make_world(t, fresh, style, size, textures_dir, card_px=px)
+        world = make_world(t, fresh, style, size, textures_dir, step_back=1.25 ** (k + 1))
     return world, rngs["layout"]
 
 
@@ -481,16 +668,27 @@ def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: 
         if not layout.dropped or game is None:
             break
         capacity *= 0.7      # a chain did not fit: show an earlier, smaller table
+    hand_rng = np.random.default_rng([int(seed), list(TIERS).index(tier), 77])
+    if hand_rng.uniform() < t.hand_chance:
+        hand = reaching_hand(world, layout.items, hand_rng)
+        if hand is not None:
+            layout.items.append(hand)
     name = f"{tier}_{int(seed):08d}"
     truth, ids = truth_of(world, layout.items, f"{name}.jpg")
     frame = draw(world, layout.items, ids, rngs["sensor"])
+    all_cards = truth["cards"]
+    truth, label, gone = visible_truth(truth, frame)
+    kept = [k for k in range(len(all_cards)) if k not in set(gone)]
     meta = {
         "seed": int(seed), "tier": tier, "style": style, "surface": world.surface, "size": list(size),
         "camera": {"tilt": world.camera.tilt, "roll": world.camera.roll, "focal": world.camera.focal,
                    "k1": world.camera.k1, "card_mm": list(world.card_mm), "aspect": world.aspect},
         "print": dict(world.print_.__dict__), "look": world.look.describe(), "state": state_info,
         "dropped_chains": layout.dropped,
-        "visibility": {str(k): round(v, 3) for k, v in frame.visibility.items()},
+        "visibility": {str(i): round(frame.visibility[k], 3) for i, k in enumerate(kept)},
+        "left_out": [dict(all_cards[k], id=None, hidden=round(frame.hidden[k], 3),
+                          outside=round(frame.outside[k], 3)) for k in gone],
+        "hand": any(it.what == "prop" and it.lift > 0 for it in layout.items),
         "props": [it.what if it.sprite is None else f"{it.what}:{it.sprite.size_mm}" for it in layout.items if it.what in ("prop", "unknown")],
     }
-    return Scene(frame.image, truth, frame.label, frame.jpeg, meta)
+    return Scene(frame.image, truth, label, frame.jpeg, meta)

@@ -16,7 +16,7 @@ class Tier:
     resolutions: tuple[tuple[int, int], ...]   # picked uniformly when no size is given
     tilt_deg: Range                # camera tilt from vertical
     roll_deg: Range                # rotation about the optical axis
-    card_px: Range                 # short side of a card at the image centre, pixels
+    card_px: Range                 # short side (shortest outline edge) of every card in a still, pixels
     hfov_deg: Range                # horizontal field of view
     k1: Range                      # radial lens distortion (normalised, >0 barrel)
     surfaces: tuple[str, ...]      # procedural tables (photos join them when textures are given)
@@ -38,6 +38,7 @@ class Tier:
     distractors: tuple[int, int]   # coins, phone, mug, other games' cards (inclusive)
     fan_chance: float              # chance of a fan of face-down cards
     collected_chance: float        # chance of collected snakes near the table edge
+    hand_chance: float = 0.0       # chance of a hand reaching over a card of a still
 
 
 TIERS: dict[str, Tier] = {
@@ -48,7 +49,7 @@ TIERS: dict[str, Tier] = {
         exposure=(0.95, 1.05), uneven_light=(0.05, 0.15), vignetting=(0.05, 0.15), shadows=(0, 0),
         shadow_depth=(0.0, 0.0), glare=(0.0, 0.0), noise_sigma=(1.5, 2.5), focus_blur_px=(0.5, 0.8),
         motion_blur_px=(0.0, 0.0), jpeg_quality=(88, 95), neighbour_angle_deg=8.0, gap_frac=(0.0, 0.04),
-        lateral_frac=0.03, distractors=(0, 0), fan_chance=0.0, collected_chance=0.0),
+        lateral_frac=0.03, distractors=(0, 0), fan_chance=0.0, collected_chance=0.0, hand_chance=0.0),
     "medium": Tier(
         name="medium", resolutions=((640, 480), (1280, 720), (1920, 1080)),
         tilt_deg=(0, 30), roll_deg=(-180, 180), card_px=(50, 180), hfov_deg=(55, 75), k1=(-0.04, 0.06),
@@ -56,7 +57,7 @@ TIERS: dict[str, Tier] = {
         exposure=(0.8, 1.15), uneven_light=(0.0, 0.35), vignetting=(0.0, 0.3), shadows=(0, 1),
         shadow_depth=(0.15, 0.4), glare=(0.1, 0.5), noise_sigma=(1.5, 5.0), focus_blur_px=(0.5, 1.1),
         motion_blur_px=(0.0, 2.0), jpeg_quality=(70, 95), neighbour_angle_deg=20.0, gap_frac=(0.0, 0.1),
-        lateral_frac=0.08, distractors=(0, 2), fan_chance=0.5, collected_chance=0.4),
+        lateral_frac=0.08, distractors=(0, 2), fan_chance=0.5, collected_chance=0.4, hand_chance=0.15),
     "hard": Tier(
         name="hard", resolutions=((640, 480), (1280, 720), (1920, 1080), (3840, 2160)),
         tilt_deg=(10, 45), roll_deg=(-180, 180), card_px=(40, 250), hfov_deg=(55, 80), k1=(-0.08, 0.12),
@@ -64,7 +65,7 @@ TIERS: dict[str, Tier] = {
         exposure=(0.55, 1.25), uneven_light=(0.15, 0.6), vignetting=(0.1, 0.5), shadows=(1, 2),
         shadow_depth=(0.25, 0.6), glare=(0.3, 1.0), noise_sigma=(2.0, 10.0), focus_blur_px=(0.3, 1.8),
         motion_blur_px=(0.0, 6.0), jpeg_quality=(50, 90), neighbour_angle_deg=30.0, gap_frac=(0.0, 0.1),
-        lateral_frac=0.1, distractors=(1, 5), fan_chance=0.8, collected_chance=0.7),
+        lateral_frac=0.1, distractors=(1, 5), fan_chance=0.8, collected_chance=0.7, hand_chance=0.5),
 }
 
 
