@@ -185,14 +185,17 @@ class Occupancy:
         self.taken |= self._mask(polys, grow)
 
     def random_point(self, rng: np.random.Generator) -> np.ndarray | None:
+        if self.weights is not None:
+            mass = np.cumsum(np.where(self.taken == 0, self.weights, 0.0).ravel())
+            if mass[-1] <= 0:
+                return None
+            r, c = np.unravel_index(int(np.searchsorted(mass, rng.uniform() * mass[-1], side="right")),
+                                    self.taken.shape)
+            return self.origin + (np.array([c, r]) + rng.uniform(0, 1, 2)) * self.cell
         free = np.argwhere(self.taken == 0)
         if len(free) == 0:
             return None
-        if self.weights is None:
-            r, c = free[rng.integers(len(free))]
-        else:
-            p = self.weights[free[:, 0], free[:, 1]]
-            r, c = free[rng.choice(len(free), p=p / p.sum())]
+        r, c = free[rng.integers(len(free))]
         return self.origin + (np.array([c, r]) + rng.uniform(0, 1, 2)) * self.cell
 
 
