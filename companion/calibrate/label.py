@@ -209,7 +209,7 @@ def split_kinds(looks: list[CardLook], ends: _Ends, deck: Deck) -> tuple[np.ndar
     ranked = ends.weak[order]
     # a pale ink on its paper (yellow on cream) may score under the photo's cut: still, when the
     # deck's count falls in a clear gap of the second-end scores, the count decides
-    clear_gap = 0 < n_middle < len(ranked) and ranked[n_middle - 1] - ranked[n_middle] > 2 * ends.spread
+    clear_gap = 0 < n_middle < len(ranked) and ranked[n_middle - 1] - ranked[n_middle] > 1.5 * ends.spread
     if abs(by_cut - n_middle) > 1 and not clear_gap:
         raise CalibrationRefused(
             f"found {by_cut} cards with a snake end at both ends and {len(looks) - by_cut} with one; "
@@ -282,8 +282,25 @@ class ColourModels:
 
 
 def _initial_clusters(x: np.ndarray, k: int) -> np.ndarray:
+    """K-means made to share the ends out evenly (each colour ends as many cards in a full deck).
+
+    Plain k-means under a strong lamp can merge two near hues (red and orange)
+    and split a wide one; evening the cluster sizes stops that.  It only
+    starts the refinement, which is free to find uneven colours.
+    """
     from sklearn.cluster import KMeans
-    return KMeans(n_clusters=k, n_init=10, random_state=0).fit(x).labels_
+    labels = KMeans(n_clusters=k, n_init=10, random_state=0).fit(x).labels_
+    cap = int(np.ceil(len(x) / k))
+    for _ in range(20):
+        centres = np.array([x[labels == j].mean(axis=0) if (labels == j).any() else x[0] for j in range(k)])
+        cost = ((x[:, None, :] - centres[None]) ** 2).sum(axis=2)
+        rows, cols = linear_sum_assignment(np.repeat(cost, cap, axis=1))
+        new = np.empty(len(x), int)
+        new[rows] = cols // cap
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels
 
 
 def assign_one_each(ll: np.ndarray) -> np.ndarray:
@@ -370,6 +387,16 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
         if np.array_equal(new, labels):
             break
         labels = new
+    # the refinement may settle with two clusters' names crossed (it started from k-means clusters
+    # that mixed two colours): name the final clusters by hue again
+    present = [k for k in range(len(names)) if (labels == k).any()]
+    if len(present) == len(names):
+        final = np.array([lab[labels == k].mean(axis=0) for k in range(len(names))])
+        rename = np.array([names.index(n) for n in name_clusters(final, names)])
+        if not np.array_equal(rename, np.arange(len(names))):
+            labels = rename[labels]
+            models = ColourModels.fit(names, x, labels)
+            ll = models.log_likelihood(x)
     labels, changed = _prefer_default_pairs(labels, ll, middle, ends, row_of, names, deck)
     post = models.posterior(x)
     colour_sure = post[np.arange(len(x)), labels]
@@ -421,6 +448,14 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
             raise CalibrationRefused(f"{k} cards read as {card.code}; the deck has {deck.count(card)}: "
                                      "a duplicate too many or another game's card")
     diff = _composition_diff(seen, deck)
+    over = {card for card, k in seen_counts.items() if k > deck.count(card)}
+    unsure = sorted((c for c in out if c.card in over and c.confidence < 0.8), key=lambda c: c.confidence)
+    if diff and unsure:
+        # a deck that really differs shows its colours clearly; unclear colours make a false difference
+        where = ", ".join(f"{c.card.code} at {_where(looks[c.look])}" for c in unsure[:3])
+        raise CalibrationRefused(
+            f"the colours are not clear enough to tell this deck's make-up (unsure: {where}): "
+            "take the photo again in even light without glare")
     if diff:
         warnings.append("this deck differs from the default composition (" + diff + "); the profile records it")
     model_dict = {
