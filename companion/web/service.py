@@ -20,13 +20,14 @@ from companion.game.deck import Deck, load_deck
 from companion.game.history import GameView, Replay
 from companion.store.db import Game, Store, StoreError, UnknownGame
 
-from .advice import UNCOUNTED, DrawPileCounts, HintPanels, count_table
+from .advice import UNCOUNTED, DashboardAdvisor, DrawPileCounts
 from .broadcast import Broadcaster, PictureBuffer
 from .calibrate import calibrate_from_photos
 from .feed import FeedUnavailable, TableFeed
 from .picture import draw_table_jpeg, encode_jpeg, placeholder_jpeg
 
 log = logging.getLogger(__name__)
+BADGE_WAIT_SECONDS = 0.03   # an event waits this long for the snake badges, then goes without
 
 
 class ActionError(ValueError):
@@ -57,7 +58,7 @@ class GameService:
         self._lock = threading.RLock()
         self._views: dict[str, tuple[int, GameView]] = {}
         self._counts: dict[str, tuple[int, DrawPileCounts]] = {}
-        self.hint_panels = HintPanels(self.deck)
+        self.advisor = DashboardAdvisor(self.deck)
         self._replays: dict[str, Replay] = {}
         self._feed: TableFeed | None = None
         self._feed_thread: threading.Thread | None = None
@@ -91,25 +92,26 @@ class GameService:
             # the draw pile is what the referee has not accounted for: read it now,
             # while the replay's referee is at this very view
             readable = bool(view.frames) and view.frames[-1].explained
-            self._counts[game.id] = (view.last_seq, count_table(
-                view.table, self.deck, replayer.referee.accounted(), readable, view.finished))
+            self._counts[game.id] = (view.last_seq, self.advisor.count(
+                view.table, replayer.referee.accounted(), readable, view.finished))
             return view
 
     def counts(self, game: Game, view: GameView | None = None) -> DrawPileCounts:
-        """The draw pile and each snake's badge number for the game's latest view."""
+        """The draw pile and each snake's badge numbers for the game's latest view."""
         with self._lock:
             view = view or self.view(game)
             cached = self._counts.get(game.id)
             return cached[1] if cached and cached[0] == view.last_seq else UNCOUNTED
 
     def hint_panel(self, game: Game, lang: str, view: GameView | None = None) -> dict | None:
-        """The optional hint panel (see `advice.HintPanels`); None when the table cannot be counted."""
+        """The optional hint panel (see `advice.DashboardAdvisor`); None when the table cannot be counted."""
         view = view or self.view(game)
         if view.finished:
             return None
-        return self.hint_panels.panel(view.table, self.counts(game, view), lang)
+        return self.advisor.panel(view.table, self.counts(game, view), lang)
 
-    def state_json(self, game: Game, view: GameView | None = None) -> dict:
+    def state_json(self, game: Game, view: GameView | None = None,
+                   badge_wait: float | None = 10.0) -> dict:
         view = view or self.view(game)
         counts = self.counts(game, view)
         placed = [m for m in view.moves if m.get("action") != "none"]
@@ -128,7 +130,7 @@ class GameService:
             "seq": view.last_seq,
             "source": game.source,
             "cards_left_by_colour": counts.by_colour,
-            "completable_by": counts.completable_by,
+            "completable_by": counts.completable_by(badge_wait),
         }
 
     def move_json(self, game: Game, move: dict, view: GameView | None = None) -> dict:
@@ -173,14 +175,28 @@ class GameService:
     def publish(self, game: Game, kind: str, view: GameView | None = None,
                 settled_at: float | None = None, moves: list[dict] = ()) -> None:
         view = view or self.view(game)
+        counts = self.counts(game, view)
         message = {"type": kind, "game": game.id, "at": time.time(),
-                   "settled_at": settled_at, "state": self.state_json(game, view),
+                   "settled_at": settled_at,
+                   "state": self.state_json(game, view, badge_wait=BADGE_WAIT_SECONDS),
                    "moves": [self.move_json(game, m, view) for m in moves],
                    "scores": {"scores": view.scores, "winners": view.winners,
                               "tiebreak": explain_winners(view.scores, view.winners)}}
         self.bus.publish(json.dumps(message))
+        if message["state"]["completable_by"] is None and counts.countable:
+            # a crowded table's badges were not ready in time: they follow on their own
+            # (from a thread of its own: the badge worker must never wait for the service lock)
+            counts.when_counted(lambda: threading.Thread(
+                target=self._publish_advice, args=(game, view.last_seq), daemon=True).start())
         # the hint panel is worked out after the change went out, never before it
-        self.hint_panels.prefetch(view.table, self.counts(game, view))
+        self.advisor.prefetch(view.table, counts)
+
+    def _publish_advice(self, game: Game, seq: int) -> None:
+        with self._lock:
+            view = self.view(game)
+            # a newer event carries newer badges anyway; a table the rules cannot read has none
+            if view.last_seq == seq and self.counts(game, view).completable_by(0) is not None:
+                self.publish(game, "advice", view)
 
     def connect_message(self) -> str:
         """What a viewer gets first on the event stream: the whole current state."""

@@ -1,7 +1,7 @@
 """The advisor on the dashboard: snake badges, the draw pile, the optional hint panel."""
 import json
 import re
-from collections import Counter
+import time
 
 import pytest
 
@@ -150,17 +150,17 @@ def test_the_cached_panel_says_what_the_advisor_says(service, small_game):
         mine = service.hint_panel(small_game, lang)
         table = as_table(SMALL_GAME[-1])
         assert mine == advisor.hint_panel(table, DECK, seen_remaining(SMALL_GAME[-1]), lang)
-    assert len(service.hint_panels.timings) == 1   # worked out once for all four languages
+    assert len(service.advisor.timings) == 1   # worked out once for all four languages
 
 
 def test_the_panel_is_worked_out_ahead_only_once_someone_looks(service, small_game):
-    panels = service.hint_panels
+    panels = service.advisor
     service.observe(small_game, SMALL_GAME[-1] + [["H-orange"]])
-    panels._pool.submit(lambda: None).result()
+    panels._panel_pool.submit(lambda: None).result()
     assert panels.timings == []                    # nobody has the panel on: no work
     service.hint_panel(small_game, "en")
     service.observe(small_game, SMALL_GAME[-1] + [["H-orange"], ["M-yellow-purple"]])
-    panels._pool.submit(lambda: None).result()     # the worker ran what the change queued
+    panels._panel_pool.submit(lambda: None).result()     # the worker ran what the change queued
     assert len(panels.timings) == 2
     service.hint_panel(small_game, "fr")
     assert len(panels.timings) == 2                # the table's panel came from the cache
@@ -196,3 +196,21 @@ def test_a_finished_game_shows_no_panel(client, service, small_game):
     assert "tip-list" not in html and "Hints:" not in html
     state = client.get("/api/state").get_json()
     assert all(n == 0 for n in state["completable_by"])
+
+
+def test_badges_too_slow_for_the_event_follow_it_in_an_advice_event(service, small_game, monkeypatch):
+    from companion.web import advice
+    counted = advice.badge_numbers
+
+    def slow(table, remaining):
+        time.sleep(0.3)   # as a crowded table can take
+        return counted(table, remaining)
+    monkeypatch.setattr(advice, "badge_numbers", slow)
+    q = service.bus.subscribe()
+    service.observe(small_game, SMALL_GAME[-1] + [["H-orange"]])
+    first = json.loads(q.get(timeout=5))
+    assert first["type"] == "table" and first["state"]["completable_by"] is None
+    follow = json.loads(q.get(timeout=5))
+    assert follow["type"] == "advice" and follow["state"]["seq"] == first["state"]["seq"]
+    assert follow["state"]["completable_by"] == brute_force_completers(
+        follow["state"]["table"], seen_remaining(follow["state"]["table"]))
