@@ -12,7 +12,7 @@ from pathlib import Path
 from .game import render_game
 from .scene import render_scene
 
-STILLS = {"easy": (101, 102, 103), "medium": (201, 202, 203), "hard": (301, 302, 303)}
+STILLS = {"easy": (101, 102, 103), "medium": (201, 202, 203), "hard": (301, 302, 309)}   # 302 and 309: a hand over the cards
 STILL_SIZE = (960, 540)
 GAME = {"players": ["Ann", "Ben", "Cy"], "seed": 7, "tier": "medium", "fps": 5, "size": (640, 360),
         "max_frames": 10}
