@@ -1,7 +1,7 @@
 """A frame that is decoded only as far as it is looked at.
 
 Most frames of a game are only ever seen by the change gate, which wants a
-~100 px picture.  A JPEG (an MJPEG stream's part, a Motion-JPEG video's
+~180 px picture.  A JPEG (an MJPEG stream's part, a Motion-JPEG video's
 packet, a .jpg in a folder) can be decoded straight to 1/2, 1/4 or 1/8 of its
 size by scaling its DCT, several times faster than a full decode followed by a
 resize; the full picture is decoded only for the frames that are analysed.

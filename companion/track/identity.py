@@ -216,14 +216,19 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
                 run = []
         pieces = [run[a:a + n] for run in runs for n in range(len(run), 0, -1)
                   for a in range(len(run) - n + 1)]
+        found_pieces: dict[int, int] = {}
         for piece in pieces:                      # longest first
-            if any(t in seen_of for t in piece):
+            if any(t in seen_of or t in found_pieces.values() for t in piece):
                 continue
             found = _find_run(piece, by_track, reading, code_of_seen, centre_of_seen,
-                              lambda i: i not in track_of)
+                              lambda i: i not in track_of and i not in found_pieces)
             if found is not None:
-                for t, i in zip(piece, found):
-                    track_of[i], seen_of[t] = t, i
+                found_pieces.update(zip(found, piece))
+        # Only when most of the chain is still there: the remnant of a snake that was
+        # taken must not claim a look-alike card laid elsewhere.
+        if 2 * (sum(t in seen_of for t in chain) + len(found_pieces)) >= len(chain):
+            for i, t in found_pieces.items():
+                track_of[i], seen_of[t] = t, i
     _fill_gaps(chains, reading, track_of, seen_of)
     return track_of
 

@@ -53,6 +53,7 @@ class TrackerSettings:
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card
     confirm_take: int = 2         # settled tables a card must be missed in to count as gone
+    accept_after: int = 3         # unexplainable settled readings in a row before taking the table
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)
@@ -112,6 +113,7 @@ class Tracker:
         self._settled_small: np.ndarray | None = None
         self._settled_outlines: dict[int, list] = {}
         self._force = False
+        self._desync_settles = 0                   # settled readings in a row that were a desync
         self._gone_count: dict[int, int] = {}      # cards seen gone, for how many settled tables
         self._gone_since: dict[int, int] = {}      # ... and the frame they were first missed
         self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
@@ -338,11 +340,16 @@ class Tracker:
         hidden = gone - sure
         late = sure - complete           # gone since an earlier settle: judged as of then
         taken = [c for c in self.chains if all(t in sure for t in c)]
+        # Whole chains gone are takes awaiting confirmation; cards missing from chains that
+        # are still there are what a covered or moved camera looks like.
+        whole = {t for c in self.chains if all(t in gone for t in c) for t in c}
         problem = None
-        if self._force:
+        if self._force or self._desync_settles >= self.settings.accept_after:
+            # Told to, or the table has stayed unexplainable for several settled readings:
+            # give it to the referee as it is rather than lose the rest of the game.
             self._force = False
-        elif len(hidden) > max(2, self.settings.max_hidden * len(before)):
-            problem = f"{len(hidden)} cards of the table are hidden or gone"
+        elif len(hidden - whole) > max(2, self.settings.max_hidden * len(before)):
+            problem = f"{len(hidden - whole)} cards of the table are hidden or gone"
         elif len(added) > self.settings.max_new_cards and self.history:
             problem = f"{len(added)} new cards at once"
         if problem is None:
@@ -586,11 +593,13 @@ class Tracker:
         was = self.desync
         self.desync_reason = reason
         self.stats["desync_settles"] += 1
+        self._desync_settles += 1
         if was:
             return []
         return [TrackEvent("desync", frame, {"frame": frame, "desync": True, "reason": reason})]
 
     def _leave_desync(self, frame: int) -> list[TrackEvent]:
+        self._desync_settles = 0
         if not self.desync:
             return []
         self.desync_reason = None

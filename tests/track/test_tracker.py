@@ -325,3 +325,21 @@ def test_a_chain_carried_far_to_make_room_is_followed_by_its_cards():
     (move,) = p.moves()
     assert (_identity(move["card"]), move["action"], move["legal"]) == ("M-yellow-blue", "extend", False)
     assert move["code"] == "colour_mismatch" and not tracker.desync
+
+
+def test_a_table_unexplainable_for_several_readings_is_finally_taken_as_it_is():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in GAME[:4]])
+    left = [["M-green-yellow"]]                           # most of the table swept away
+    for card in ["T-red", "H-orange", "T-orange"][:FIXED.accept_after]:
+        p.show(analysis(left), 4, hand=True)              # and play goes on regardless
+        p.show(analysis(left))
+        assert tracker.desync and len(p.moves()) == 3    # nothing judged meanwhile
+        left = left + [[card]]
+    p.show(analysis(left), 4, hand=True)
+    p.show(analysis(left))
+    assert not tracker.desync
+    assert len(tracker.table) == len(left)
+    assert p.moves()[-1]["legal"] is False               # the referee says what it sees
