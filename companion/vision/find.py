@@ -353,7 +353,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             if area < min_area or area > max_area:
                 continue
             x, y, w, h = cv2.boundingRect(c)
-            key = (x // 2, y // 2, w // 2, h // 2)  # the same region seen in another map
+            key = (x // 4, y // 4, w // 4, h // 4)  # the same region seen in another map
             if key in seen:
                 continue
             seen.add(key)
