@@ -112,6 +112,12 @@ def _placed(table: Table, used: tuple[int, ...], chain: Chain) -> Table:
     return tuple(rest[:at] + [chain] + rest[at:])
 
 
+def _readings(chain: Chain) -> list[Chain]:
+    """A chain read both ways (once if it reads the same)."""
+    back = reverse_chain(chain)
+    return [chain] if back == chain else [chain, back]
+
+
 def legal_placements(table: Sequence[Sequence[Card]], card: Card) -> list[Placement]:
     """Every legal way to lay the card just drawn; alone only when it fits nowhere.
 
@@ -148,8 +154,9 @@ def legal_placements(table: Sequence[Sequence[Card]], card: Card) -> list[Placem
                 second = table[j]
                 if i == j:
                     continue
-                for left in {first, reverse_chain(first)}:
-                    for right in {second, reverse_chain(second)}:
+                # a list, not a set: the order must not hang on string hashing (same seed, same game)
+                for left in _readings(first):
+                    for right in _readings(second):
                         for turned in orientations(card):
                             offer("join", (i, j), left + (turned,) + right, len(left))
     if not found:

@@ -85,3 +85,16 @@ def test_simulator_shows_unseen_completions_alone_and_sharing_a_frame():
             alone += bool(unseen and not laid)
         assert without_reasons(judge_record(game.record)) == without_reasons(game.truth)
     assert shared and alone
+
+
+def test_same_seed_same_game_in_another_process():
+    """Nothing may hang on string hashing, which Python varies per process."""
+    import os
+    import subprocess
+    import sys
+    code = ("import hashlib, json; from companion.game.simulate import simulate_game; "
+            "g = simulate_game(['A', 'B', 'C'], 42, illegal_rate=0.3); "
+            "print(hashlib.sha256(json.dumps([g.record, g.truth]).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(h)}).stdout for h in (1, 2)}
+    assert len(digests) == 1
