@@ -180,14 +180,22 @@ def find_ends(looks: list[CardLook]) -> _Ends:
     return _Ends(np.array(axis_edges), np.array(strong), np.array(weak), np.array(off), float(cut), float(spread))
 
 
+def _off_contrast(look: CardLook, axis: np.ndarray) -> float:
+    first = int(axis[0])
+    return float(max(look.contrast[(first + 1) % 4], look.contrast[(first + 3) % 4]))
+
+
 def check_faces(looks: list[CardLook], ends: _Ends) -> None:
+    typical_contrast = float(np.median([lk.contrast[int(ax[0])] for lk, ax in zip(looks, ends.axis_edges)]))
     for i, lk in enumerate(looks):
         if ends.strong[i] < ends.cut:
             raise CalibrationRefused(
                 f"the card at {_where(lk)} shows no snake meeting an edge: not a Hisss card face "
                 "(a foreign card, or a card face-down)")
-        # a wavy body may come near a side edge: only ink as strong as a real end counts there
-        if ends.off[i] > max(ends.cut, 0.75 * float(np.median(ends.strong))):
+        # a wavy body may come near a side edge, a printed frame runs along every edge: only a
+        # middle standing out from the rest of its edge as much as a real end does counts there
+        if ends.off[i] > max(ends.cut, 0.9 * float(np.median(ends.strong))) and \
+                _off_contrast(lk, ends.axis_edges[i]) > 0.9 * typical_contrast:
             raise CalibrationRefused(
                 f"the card at {_where(lk)} has ink at more than two edges: not a Hisss card face "
                 "(a foreign card?)")

@@ -24,6 +24,7 @@ class CardLook:
     end_lab: np.ndarray        # (4, 3) balanced Lab at each outline edge's middle (the vision's c_L, c_a, c_b)
     ink_lab: np.ndarray        # (4, 3) balanced Lab of the coloured ink alone near each edge (paper and outline left out)
     end_score: np.ndarray      # (4,) how strongly a body meets each edge (ink against paper)
+    contrast: np.ndarray       # (4,) the middle of each edge against the rest of that edge (a printed frame cancels)
     paper_lab: np.ndarray      # (3,) balanced paper (for the deck's paper colour)
     paper_bgr: np.ndarray      # (3,) raw paper as photographed (the light's cast)
     stripes: np.ndarray        # (4,) per edge: how often the body's colour changes going away from it
@@ -71,7 +72,7 @@ def _look(outline: CardOutline, patch: np.ndarray, lab: np.ndarray, paper_lab: n
         far = ink_k[int(p * 0.6):int(p * 0.85)].mean()
         shape.append(far / max(near, 1e-3))
         stripes.append(_colour_steps(lab_k, ink_k))
-    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), np.array(ink_lab), score,
+    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), np.array(ink_lab), score, ends[:, C_MINUS_S].copy(),
                     paper_lab, np.median(patch.reshape(-1, 3), axis=0).astype(np.float64),
                     np.array(stripes), np.array(shape), lab)
 
