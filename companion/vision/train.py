@@ -182,7 +182,7 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
     from companion.synth.styles import HELD_OUT_STYLE, TRAIN_STYLES
 
     scenes = 360 if scenes is None else scenes
-    validate = 30 if validate is None else validate
+    validate = min(30, max(2, scenes // 4)) if validate is None else validate
     progress(f"rendering {scenes} training scenes (styles {', '.join(TRAIN_STYLES)}, seed {seed})")
     samples = render_set("train", seed, scenes, TRAIN_STYLES, progress)
     progress(f"rendering {validate} validation scenes in the held-out style {HELD_OUT_STYLE!r}")
