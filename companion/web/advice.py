@@ -155,6 +155,22 @@ class DashboardAdvisor:
         found = self._panel_future(table, counts).result(timeout)
         return word_panel(found, counts, lang)
 
+    def drawn_card(self, table, counts: DrawPileCounts, code: str, lang: str) -> dict | None:
+        """Hints about the card just drawn ("This card can join two snakes!"): a few
+        milliseconds, so asked when shown.  None when the card is not in the draw pile."""
+        if not counts.countable or counts.completable_by() is None:
+            return None
+        try:
+            card = self.deck.identity(self.deck.parse(code))
+        except ValueError:
+            return None
+        if counts.remaining.get(card, 0) < 1:
+            return None
+        after = Counter(counts.remaining)
+        after[card] -= 1   # the card is in the player's hand now, not in the pile
+        panel = advisor.hint_panel(as_table(table), self.deck, +after, lang, card=card)
+        return {"card": card.code, "name": hints.card_name(card.code, lang), "hints": panel["hints"]}
+
     def close(self) -> None:
         self._badge_pool.shutdown(wait=False, cancel_futures=True)
         self._panel_pool.shutdown(wait=False, cancel_futures=True)
@@ -168,6 +184,12 @@ def word_panel(found: advisor.Outlook, counts: DrawPileCounts, lang: str) -> dic
             "badges": [{"chain": s.index, "cards_left": s.cards_left,
                         "text": hints.badge(s.cards_left, lang)} for s in found.snakes],
             "hints": [h.text(lang) for h in found.hints], "best": None}
+
+
+def drawable(counts: DrawPileCounts, lang: str) -> list[tuple[str, str]]:
+    """The cards one could draw now, as (code, name in `lang`), by name."""
+    return sorted(((card.code, hints.card_name(card.code, lang))
+                   for card, n in (counts.remaining or {}).items() if n), key=lambda c: c[1])
 
 
 def badge_text(n: int | None, lang: str) -> str | None:

@@ -110,6 +110,13 @@ class GameService:
             return None
         return self.advisor.panel(view.table, self.counts(game, view), lang)
 
+    def drawn_card(self, game: Game, code: str, lang: str, view: GameView | None = None) -> dict | None:
+        """The hint panel's advice on the card just drawn; None if it cannot be in the pile."""
+        view = view or self.view(game)
+        if view.finished:
+            return None
+        return self.advisor.drawn_card(view.table, self.counts(game, view), code, lang)
+
     def state_json(self, game: Game, view: GameView | None = None,
                    badge_wait: float | None = 10.0) -> dict:
         view = view or self.view(game)

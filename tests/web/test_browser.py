@@ -102,6 +102,11 @@ def test_the_hint_panel_switches_on_and_follows_the_game_live(server, page, serv
         timeout=3000)
     print(f"settled -> hint panel updated: {(time.monotonic() - settled) * 1000:.0f} ms")
     shot(page, "live-hints")
+    page.select_option("select[name=card]", label="rainbow tail")   # the card just drawn
+    page.click(".drawn-form button")
+    page.wait_for_selector(".drawn")
+    assert "This card finishes a snake" in page.text_content(".drawn")
+    shot(page, "live-hints-drawn")
     page.locator(".hints-toggle").click()
     page.wait_for_selector(".draw-pile", state="detached")
     assert page.locator(".hints-toggle").get_attribute("aria-pressed") == "false"

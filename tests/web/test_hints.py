@@ -214,3 +214,29 @@ def test_badges_too_slow_for_the_event_follow_it_in_an_advice_event(service, sma
     assert follow["type"] == "advice" and follow["state"]["seq"] == first["state"]["seq"]
     assert follow["state"]["completable_by"] == brute_force_completers(
         follow["state"]["table"], seen_remaining(follow["state"]["table"]))
+
+
+def test_the_card_just_drawn_gets_its_own_hints_until_the_table_moves_on(client, service):
+    g = service.new_game(["Ann", "Ben"], "upload")
+    for table in ([["M-red-blue"]], [["H-red", "M-red-blue"]], [["H-red", "M-red-blue"], ["M-green-yellow"]]):
+        service.observe(g, table)
+    switch_hints(client, g.id)
+    seq = service.state_json(service.game())["seq"]
+    html = client.get("/live").data.decode()
+    assert '<option value="M-green-blue">green-blue middle</option>' in html   # the deck's names
+    assert '<option value="H-red">' not in html            # on the table: not in the pile
+
+    html = client.get(f"/live?card=M-blue-green&at={seq}").data.decode()   # read either way round
+    assert "About the green-blue middle" in html
+    assert "<li>This card can join two snakes!</li>" in html
+    table = as_table([["H-red", "M-red-blue"], ["M-green-yellow"]])
+    card = DECK.parse("M-blue-green")
+    expected = advisor.hint_panel(table, DECK, remaining_cards(DECK, table, extra=[card]), "es",
+                                  card=card)["hints"]
+    html = client.get(f"/live?card=M-blue-green&at={seq}&lang=es").data.decode()
+    assert expected and all(f"<li>{h}</li>" in html for h in expected)
+
+    service.observe(g, [["H-red", "M-red-blue", "M-blue-green", "M-green-yellow"]])
+    html = client.get(f"/live?card=M-blue-green&at={seq}").data.decode()
+    assert "About the" not in html and "draw-pile" in html   # laid: back to the whole pile
+    assert "About the" not in client.get(f"/live?card=H-red&at={seq + 1}").data.decode()

@@ -10,7 +10,7 @@ from companion.game.cards import Card
 from companion.store.db import Game, UnknownGame
 
 from .. import glyphs
-from ..advice import badge_text
+from ..advice import badge_text, drawable
 from ..export import game_csv, game_json
 from ..i18n import LANGUAGES
 from ..security import local_path
@@ -55,8 +55,17 @@ def hint_context(context: dict) -> dict:
     """The hint panel's switch and, only when it is on, its contents (Live page only)."""
     game = context.get("game")
     on = hints_on(game)
-    panel = service().hint_panel(game, g.lang, context["view"]) if on else None
-    return {"hints_on": on, "panel": panel}
+    if not on:
+        return {"hints_on": False, "panel": None, "drawn": None, "drawable": []}
+    view = context["view"]
+    panel = service().hint_panel(game, g.lang, view)
+    # a card drawn is asked about for the table it was drawn at: once the table
+    # moves on (the card was laid), the panel goes back to the whole draw pile
+    drawn, code = None, request.args.get("card")
+    if panel is not None and code and request.args.get("at") == str(view.last_seq):
+        drawn = service().drawn_card(game, code, g.lang, view)
+    return {"hints_on": True, "panel": panel, "drawn": drawn,
+            "drawable": drawable(service().counts(game, view), g.lang)}
 
 
 def current_or_none() -> Game | None:
