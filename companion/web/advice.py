@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 from companion.game import advisor, counting, hints
 from companion.game.cards import Card
 from companion.game.deck import Deck
+from companion.game.chains import as_chain, is_complete
 from companion.game.rules import as_table
 
 PANEL_WANTED_SECONDS = 600.0   # work panels out ahead only while one was shown this recently
@@ -45,16 +46,8 @@ class DrawPileCounts:
         self._badges = badges
 
     @property
-    def cards_left(self) -> int | None:
-        return None if self.remaining is None else sum(self.remaining.values())
-
-    @property
     def countable(self) -> bool:
         return self._badges is not None
-
-    @property
-    def pending(self) -> bool:
-        return self._badges is not None and not self._badges.done()
 
     def completable_by(self, timeout: float | None = 10.0) -> list[int] | None:
         if self._badges is None:
@@ -190,6 +183,14 @@ def drawable(counts: DrawPileCounts, lang: str) -> list[tuple[str, str]]:
     """The cards one could draw now, as (code, name in `lang`), by name."""
     return sorted(((card.code, hints.card_name(card.code, lang))
                    for card, n in (counts.remaining or {}).items() if n), key=lambda c: c[1])
+
+
+def is_complete_snake(codes: Sequence[str]) -> bool:
+    """A whole snake lying out to be collected: its badge says so, not "no card completes it"."""
+    try:
+        return is_complete(as_chain(codes))
+    except ValueError:
+        return False
 
 
 def badge_text(n: int | None, lang: str) -> str | None:

@@ -240,3 +240,14 @@ def test_the_card_just_drawn_gets_its_own_hints_until_the_table_moves_on(client,
     html = client.get(f"/live?card=M-blue-green&at={seq}").data.decode()
     assert "About the" not in html and "draw-pile" in html   # laid: back to the whole pile
     assert "About the" not in client.get(f"/live?card=H-red&at={seq + 1}").data.decode()
+
+
+def test_a_whole_snake_waiting_to_be_collected_is_badged_as_such(client, service):
+    g = service.new_game(["Ann", "Ben"], "upload")
+    for table in ([["M-red-blue"]], [["H-red", "M-red-blue"]], [["H-red", "M-red-blue"], ["M-green-yellow"]],
+                  [["H-red", "M-red-blue", "T-blue"], ["M-green-yellow"]]):
+        service.observe(g, table)
+    html = client.get("/live").data.decode()
+    assert 'class="badge whole"' in html and "a whole snake: collect it!" in html
+    assert html.count('class="badge ') == 2
+    assert "no single card left completes it" in html   # the lone middle needs two more cards

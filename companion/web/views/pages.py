@@ -10,7 +10,7 @@ from companion.game.cards import Card
 from companion.store.db import Game, UnknownGame
 
 from .. import glyphs
-from ..advice import badge_text, drawable
+from ..advice import badge_text, drawable, is_complete_snake
 from ..export import game_csv, game_json
 from ..i18n import LANGUAGES
 from ..security import local_path
@@ -42,7 +42,7 @@ def page_context(game: Game | None) -> dict:
         "leader": ranking[0] if ranking and view.scores.get(ranking[0], {}).get("cards") else None,
         "chain_glyphs": glyphs.chain_glyphs, "feed_error": svc.feed_error,
         "gradients": glyphs.gradient_pairs(), "rainbow": glyphs.COLOUR_HEX,
-        "badge_text": badge_text,
+        "badge_text": badge_text, "is_complete_snake": is_complete_snake,
     }
 
 
