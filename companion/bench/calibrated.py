@@ -17,6 +17,7 @@ import sys
 import time
 
 DECKS = 3
+RETAKES = 2      # calibration photos taken again after a refusal (a new layout, same deck and light)
 
 
 def bench_calibrated(count: int, seed: int, decks: int = DECKS, tier: str = "hard", progress=None) -> dict:
@@ -37,16 +38,24 @@ def bench_calibrated(count: int, seed: int, decks: int = DECKS, tier: str = "har
     per = max(1, count // decks)
     for d in range(decks):
         deck = deck_look(HELD_OUT_STYLE, scene_seed("bench", seed, 7_000_000 + d))
-        photo = render_deck_photo(scene_seed("bench", seed, 7_100_000 + d), deck, light=HELD_OUT_LIGHT)
-        t0 = time.perf_counter()
-        try:
-            cal = calibrate_images([photo.image], ["calibration photo"])
-        except ValueError as exc:
-            per_deck.append({"deck": d, "refused": str(exc)})
+        cal, refusals = None, []
+        for attempt in range(RETAKES + 1):   # a refused photo is taken again, as a user would
+            photo = render_deck_photo(scene_seed("bench", seed, 7_100_000 + d + 1000 * attempt), deck,
+                                      light=HELD_OUT_LIGHT)
+            t0 = time.perf_counter()
+            try:
+                cal = calibrate_images([photo.image], ["calibration photo"])
+            except ValueError as exc:
+                refusals.append(str(exc))
+                cal_seconds.append(time.perf_counter() - t0)
+                continue
+            cal_seconds.append(time.perf_counter() - t0)
+            break
+        if cal is None:
+            per_deck.append({"deck": d, "refused": refusals})
             if progress:
-                progress(f"deck {d}: calibration refused: {exc}")
+                progress(f"deck {d}: every calibration photo refused: {refusals}")
             continue
-        cal_seconds.append(time.perf_counter() - t0)
         calibrated = calibrated_analyzer(profile_from_dict(cal.profile, f"deck {d}"))
         scores = {"without": Score(), "with": Score()}
         for i in range(per):
@@ -59,7 +68,7 @@ def bench_calibrated(count: int, seed: int, decks: int = DECKS, tier: str = "har
                 s = score_table(scene.truth, found)
                 scores[key].add(s)
                 totals[key].add(s)
-        row = {"deck": d, "aspect": round(deck.aspect, 3), "scenes": per,
+        row = {"deck": d, "aspect": round(deck.aspect, 3), "scenes": per, "photos_refused": refusals,
                "calibration_seconds": round(cal_seconds[-1], 2),
                "calibration_certainty": cal.profile["confidence"]["overall"],
                **{k: v.rates() for k, v in scores.items()}}
@@ -84,8 +93,8 @@ def format_report(r: dict) -> str:
     for key, label in names:
         lines.append(f"{label:<12} {pct(r['without'][key]):>8} {pct(r['with'][key]):>8}")
     for d in r["per_deck"]:
-        if "refused" in d:
-            lines.append(f"deck {d['deck']}: calibration refused: {d['refused']}")
+        for reason in d.get("refused", []) + d.get("photos_refused", []):
+            lines.append(f"deck {d['deck']}: a calibration photo was refused: {reason}")
     return "\n".join(lines)
 
 

@@ -63,7 +63,10 @@ def write_mat(path: str | Path, dpi: int = 200) -> Path:
     else:
         if not path.suffix:
             path = path.with_suffix(".png")
-        ok, buf = cv2.imencode(path.suffix, img)
+        try:
+            ok, buf = cv2.imencode(path.suffix, img)
+        except cv2.error:
+            ok = False
         if not ok:
             raise ValueError(f"{path}: cannot write pictures of type {path.suffix!r}; use .png or .pdf")
         path.write_bytes(buf.tobytes())

@@ -206,6 +206,9 @@ def adapt_kind_model(images, photos: list[PhotoResult], models_dir=None) -> dict
 def calibrate_files(paths: list[str], out: str | Path, deck_path: str | None = None) -> Calibration:
     from companion.vision.imageio import image_paths, load_image
 
+    folder = Path(out).parent
+    if not folder.is_dir():   # before the work, not after it
+        raise ValueError(f"{out}: folder {folder} does not exist")
     images, names = [], []
     for path in image_paths(paths):
         loaded = load_image(path)
