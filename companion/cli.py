@@ -149,6 +149,27 @@ def _synth(p: argparse.ArgumentParser) -> None:
         return main(args)
     p.set_defaults(run=run)
 
+
+@command("track", "follow a whole game from a camera, stream, video or folder of frames")
+def _track(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", metavar="SOURCE",
+                   help="video file, folder of frames, camera index (0) or stream URL (http MJPEG, rtsp)")
+    p.add_argument("--players", metavar="A,B,C", help="turn order, comma-separated (default two players)")
+    p.add_argument("--profile", metavar="FILE", help="calibration profile (companion calibrate)")
+    p.add_argument("--json", action="store_true", help="print the final account as JSON")
+    p.add_argument("--follow", action="store_true", help="print each move as a JSON line once settled")
+    p.add_argument("--evidence", metavar="DIR", help="save each move's before/after stills, cards outlined")
+    p.add_argument("--resume", action="store_true", help="continue the game saved in the state file")
+    p.add_argument("--state", metavar="FILE", help="where the game's state is kept for --resume")
+    p.add_argument("--max-offline", type=float, default=30.0, metavar="SECONDS",
+                   help="how long a live source may stay away before giving up (default 30)")
+
+    def run(args):
+        from companion.track.run import main
+        return main(args)
+    p.set_defaults(run=run)
+
+
 @command("serve", "the dashboard: live referee, scoreboard and history in the browser")
 def _serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", help="camera index, stream URL, video file, game record (.json) "
@@ -180,26 +201,6 @@ def _demo(p: argparse.ArgumentParser) -> None:
     def run(args):
         from companion.web.server import demo
         return demo(args.host, args.port, args.pace, args.data)
-    p.set_defaults(run=run)
-
-
-@command("track", "follow a whole game from a camera, stream, video or folder of frames")
-def _track(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", metavar="SOURCE",
-                   help="video file, folder of frames, camera index (0) or stream URL (http MJPEG, rtsp)")
-    p.add_argument("--players", metavar="A,B,C", help="turn order, comma-separated (default two players)")
-    p.add_argument("--profile", metavar="FILE", help="calibration profile (companion calibrate)")
-    p.add_argument("--json", action="store_true", help="print the final account as JSON")
-    p.add_argument("--follow", action="store_true", help="print each move as a JSON line once settled")
-    p.add_argument("--evidence", metavar="DIR", help="save each move's before/after stills, cards outlined")
-    p.add_argument("--resume", action="store_true", help="continue the game saved in the state file")
-    p.add_argument("--state", metavar="FILE", help="where the game's state is kept for --resume")
-    p.add_argument("--max-offline", type=float, default=30.0, metavar="SECONDS",
-                   help="how long a live source may stay away before giving up (default 30)")
-
-    def run(args):
-        from companion.track.run import main
-        return main(args)
     p.set_defaults(run=run)
 
 
