@@ -25,11 +25,17 @@ class Analyzer:
                  models_dir: str | Path | None = None):
         self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
         self.recogniser = Recogniser.load(models_dir)
+        # imported here: the calibration package builds on the vision, not the other way round
+        from companion.calibrate.adapt import ProfileAdapter
+        # what a calibration learned about this deck (its colours, its pairs, its kinds); None without one
+        self.adapter = ProfileAdapter.from_profile(self.profile)
 
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
         outlines = find_cards(image, self.profile)
         readings = self.recogniser.recognise(image, outlines)
+        if self.adapter is not None:
+            self.adapter.adapt(image, readings, self.recogniser)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))

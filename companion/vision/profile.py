@@ -34,7 +34,8 @@ class Profile:
     def aspect_range(self) -> tuple[float, float]:
         if self.card_aspect is None:
             return (1.0, 1.6)
-        return (self.card_aspect * 0.93, self.card_aspect * 1.07)
+        # a card's long side is never shorter than its short side, whatever the tolerance says
+        return (max(1.0, self.card_aspect * 0.93), self.card_aspect * 1.07)
 
 
 def load_profile(path: str | Path | None) -> Profile:
