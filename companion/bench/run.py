@@ -40,22 +40,28 @@ def _single_thread():
         return None
 
 
+def bench_scene_seed(seed: int, tier: str, index: int) -> int:
+    """The render seed of a tier's scene: fixed by the tier itself, not by its place among
+    the tiers asked for, so `--tiers hard` measures the very scenes a full run does."""
+    from companion.vision.seeds import scene_seed
+    return scene_seed("bench", seed, TIERS.index(tier) * 1_000_000 + index)
+
+
 def bench_tables(analyzer, count: int, seed: int, tiers=TIERS, progress=None) -> dict:
     """Per tier: the accuracy figures over `count` held-out scenes."""
     from companion.synth.scene import render_scene
     from companion.synth.styles import HELD_OUT_STYLE
     from companion.vision.imageio import decode_image
-    from companion.vision.seeds import scene_seed
 
     from .metrics import Score, score_table
 
     out = {}
-    for t, tier in enumerate(tiers):
+    for tier in tiers:
         total = Score()
         hidden = 0
         sizes: dict[str, int] = {}
         for i in range(count):
-            scene = render_scene(scene_seed("bench", seed, t * 1_000_000 + i), tier=tier, style=HELD_OUT_STYLE)
+            scene = render_scene(bench_scene_seed(seed, tier, i), tier=tier, style=HELD_OUT_STYLE)
             loaded = decode_image(scene.jpeg, scene.truth["image"]["path"])
             found = analyzer.analyze(loaded.pixels, loaded.path, (loaded.width, loaded.height))
             covered = {int(k) for k, v in scene.meta.get("visibility", {}).items() if v < MIN_VISIBLE}

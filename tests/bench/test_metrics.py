@@ -51,3 +51,19 @@ def test_covered_cards_are_not_required_and_not_false_finds():
     assert s.rates()["recall"] == 1.0 and s.tables_exact == 1
     s = score_table(TRUTH, copy.deepcopy(TRUTH), hidden=frozenset({2}))
     assert (s.truth_cards, s.found_cards, s.matched) == (2, 2, 2)
+
+
+class _SeesNothing:
+    """An analyzer that finds no card: the figures then describe only the scenes rendered."""
+
+    def analyze(self, image, path=None, size=None):
+        return {"image": {"path": path}, "cards": [], "snakes": [], "problems": []}
+
+
+def test_a_tier_measures_the_same_scenes_whichever_tiers_are_asked_for():
+    from companion.bench.run import bench_tables
+
+    alone = bench_tables(_SeesNothing(), 1, 1, ("hard",))["hard"]
+    after_easy = bench_tables(_SeesNothing(), 1, 1, ("easy", "hard"))
+    assert alone == after_easy["hard"]
+    assert alone["resolutions"] != after_easy["easy"]["resolutions"] or alone["cards"] != after_easy["easy"]["cards"]
