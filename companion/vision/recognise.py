@@ -23,7 +23,9 @@ MODEL_FILE = "recognition.joblib"
 KINDS = ("head", "tail", "middle", "rainbow_head", "rainbow_tail", "back", "unknown", "none")
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 FACE_KINDS = ("middle",) + ONE_END
-# Below this the kind model's best face guess is reported as `unknown` (see recognise).
+# Below this the kind model's best face guess is reported as `unknown` (see recognise);
+# `companion train` chooses its own (and one for `unknown` guesses) on scenes of their own
+# and stores them with the models.
 MIN_FACE_PROBABILITY = 0.6
 
 
@@ -92,6 +94,10 @@ class Recogniser:
         self.kind = models["kind"]
         self.colour = models["colour"]
         self.meta = models.get("meta", {})
+        thresholds = models.get("thresholds", {})
+        self.min_face_probability = float(thresholds.get("min_face_probability", MIN_FACE_PROBABILITY))
+        # below this an `unknown` guess is not a card at all (models without it: any unknown stands)
+        self.min_unknown_probability = float(thresholds.get("min_unknown_probability", 0.0))
         self.kinds = list(self.kind.classes_)
         self.colours = list(self.colour.classes_)
 
@@ -118,8 +124,10 @@ class Recogniser:
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
         for i, kind in enumerate(kinds):
             # a face named without conviction is a card we do not know
-            if kind in FACE_KINDS and p_kind[i].max() < MIN_FACE_PROBABILITY:
+            if kind in FACE_KINDS and p_kind[i].max() < self.min_face_probability:
                 kinds[i] = "unknown"
+            elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability:
+                kinds[i] = "none"
 
         # colours for every connecting end of the face cards, in one batch
         wanted: list[tuple[int, int]] = []

@@ -17,7 +17,7 @@ import numpy as np
 
 from .find import find_cards
 from .outline import CardOutline, match_quads, order_corners
-from .recognise import MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, kind_matrix, measure, orient
+from .recognise import FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, kind_matrix, measure, orient
 from .seeds import scene_seed
 
 TIER_MIX = ("easy", "medium", "hard", "hard", "medium")
@@ -162,6 +162,41 @@ def fit_models(samples: Samples, seed: int) -> dict:
     return {"edge": edge_model, "kind": kind_model, "colour": colour_model}
 
 
+def choose_thresholds(models: dict, tune: Samples, grid=np.round(np.arange(0.5, 0.96, 0.05), 2)) -> dict:
+    """The kind probabilities below which a guess is not believed, chosen on scenes neither
+    fitted nor scored on, each as the one with the fewest errors (the stricter of equals:
+    `unknown` asks the referee to look, a wrong face misleads; a foreign card missed is
+    less harm than a patch of patterned cloth reported as a card).
+
+    - min_face_probability: below it a face guess is reported `unknown`; errors are
+      real faces so turned and non-faces named a face.
+    - min_unknown_probability: below it an `unknown` guess is dropped as not a card;
+      errors are foreign cards so dropped and non-cards named `unknown`.
+    """
+    _, _, _, feats = features_of(tune, models["edge"])
+    p = models["kind"].predict_proba(feats)
+    classes = np.array(models["kind"].classes_).astype(str)
+    kinds = np.array(tune.kinds)
+    named = classes[p.argmax(axis=1)]
+    face_cols = np.isin(classes, FACE_KINDS)
+    out = {"min_face_probability": fewest_errors_threshold(
+        p[:, face_cols].max(axis=1), face_cols[p.argmax(axis=1)], np.isin(kinds, FACE_KINDS), grid)}
+    if "unknown" in classes:
+        p_unknown = p[:, list(classes).index("unknown")]
+        relevant = np.isin(kinds, ("unknown", "none"))
+        out["min_unknown_probability"] = fewest_errors_threshold(
+            p_unknown[relevant], (named == "unknown")[relevant], (kinds == "unknown")[relevant], grid)
+    return out
+
+
+def fewest_errors_threshold(p_face: np.ndarray, named_face: np.ndarray, is_face: np.ndarray, grid) -> float:
+    """The threshold of `grid` with the fewest positives below it plus negatives named positive
+    at or above it; the highest such (the strictest) when several tie."""
+    errors = [int((is_face & (p_face < t)).sum() + (~is_face & named_face & (p_face >= t)).sum()) for t in grid]
+    best = min(errors)
+    return float(max(t for t, e in zip(grid, errors) if e == best))
+
+
 def evaluate(models: dict, samples: Samples) -> dict:
     edges, conn, _, feats = features_of(samples, models["edge"])
     kinds = np.array(samples.kinds)
@@ -187,12 +222,16 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
     samples = render_set("train", seed, scenes, TRAIN_STYLES, progress)
     progress(f"rendering {validate} validation scenes in the held-out style {HELD_OUT_STYLE!r}")
     held = render_set("validate", seed, validate, (HELD_OUT_STYLE,), progress)
-    return write_models(samples, held, seed, out_dir, progress)
+    tune_scenes = max(2, scenes // 6)
+    progress(f"rendering {tune_scenes} tuning scenes (training styles, seeds of their own)")
+    tune = render_set("tune", seed, tune_scenes, TRAIN_STYLES, progress)
+    return write_models(samples, held, seed, out_dir, progress, tune)
 
 
 def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path | None = None,
-                 progress=print) -> dict:
-    """Fit on `samples`, score on `held`, write models/ (joblib, training.json, README.md)."""
+                 progress=print, tune: Samples | None = None) -> dict:
+    """Fit on `samples`, choose the face threshold on `tune`, score on `held`, write models/
+    (joblib, training.json, README.md)."""
     import joblib
     from companion.synth.styles import HELD_OUT_STYLE, TRAIN_STYLES
 
@@ -201,12 +240,16 @@ def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path
     t0 = time.time()
     progress(f"fitting on {len(samples.kinds)} found outlines")
     models = fit_models(samples, seed)
+    if tune is not None and tune.kinds:
+        models["thresholds"] = choose_thresholds(models, tune)
     report = {
         "seed": seed, "train_scenes": samples.scenes, "validate_scenes": held.scenes,
         "train_styles": list(TRAIN_STYLES), "held_out_style": HELD_OUT_STYLE,
         "tiers": list(TIER_MIX), "train_cards": len(samples.kinds),
         "kind_counts": {str(k): int(n) for k, n in zip(*np.unique(samples.kinds, return_counts=True))},
         "train": evaluate(models, samples), "held_out": evaluate(models, held),
+        "tune_scenes": tune.scenes if tune is not None else 0,
+        "thresholds": dict(models.get("thresholds", {})),
     }
     # the time taken is only said, never stored: the same seed must give the same bytes
     progress(f"fitted and scored in {time.time() - t0:.1f} s")
@@ -254,6 +297,14 @@ were added from their true outline jittered by 1.5% of a card width.
 
 Accuracies are over the outlines the finder returned (including its false finds,
 whose right answer is `none`).  Whole-table figures come from `companion bench`.
+
+## Thresholds
+
+A face guess (head, tail, middle, rainbow end) whose kind probability is below
+{report.get('thresholds', {}).get('min_face_probability', 'the default')} is reported `unknown`; an `unknown` guess below
+{report.get('thresholds', {}).get('min_unknown_probability', 'the default')} is dropped as not a card.  Both were chosen on
+{report.get('tune_scenes', 0)} scenes of their own (purpose "tune", training styles), neither fitted
+nor scored on, as the ones with the fewest errors, the stricter of equals.
 """
 
 

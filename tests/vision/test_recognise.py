@@ -37,13 +37,13 @@ def test_turning_the_picture_changes_nothing_but_positions(analyzer, small_scene
     assert sorted(len(s["cards"]) for s in a["snakes"]) == sorted(len(s["cards"]) for s in b["snakes"])
 
 
-def test_another_games_card_is_unknown(analyzer):
+def _foreign_cards_table() -> np.ndarray:
+    """Four cards of other games on a green cloth."""
     from companion.synth.props import foreign_card
     rng = np.random.default_rng(5)
     table = np.zeros((600, 1000, 3), np.uint8)
     table[:] = (40, 90, 40)
     table = np.clip(table + rng.normal(0, 4, table.shape), 0, 255).astype(np.uint8)
-    kinds = []
     for k in range(4):
         _, sprite = foreign_card(np.random.default_rng(100 + k), 3.0)
         h, w = sprite.bgr.shape[:2]
@@ -51,7 +51,29 @@ def test_another_games_card_is_unknown(analyzer):
         a = sprite.alpha[..., None]
         region = table[y:y + h, x:x + w].astype(np.float32)
         table[y:y + h, x:x + w] = (region * (1 - a) + sprite.bgr * a).astype(np.uint8)
+    return table
+
+
+def test_another_games_card_is_unknown(analyzer):
+    table = _foreign_cards_table()
     result = analyzer.analyze(table)
     kinds = [c["kind"] for c in result["cards"]]
     assert len(kinds) == 4 and set(kinds) == {"unknown"}, kinds
     assert result["snakes"] == []
+
+
+def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
+    from companion.vision.recognise import Recogniser
+
+    outlines = [r.outline for r in analyzer.read(small_scene.image)]
+    models = {"edge": analyzer.recogniser.edge, "kind": analyzer.recogniser.kind,
+              "colour": analyzer.recogniser.colour}
+    # a face must be surer than sure: every face is reported unknown
+    doubting = Recogniser({**models, "thresholds": {"min_face_probability": 1.01}})
+    assert {r.kind for r in doubting.recognise(small_scene.image, outlines)} == {"unknown"}
+    # an unknown must be surer than sure: the foreign cards are not believed to be cards
+    table = _foreign_cards_table()
+    foreign = [r.outline for r in analyzer.read(table)]
+    assert len(foreign) == 4
+    sceptic = Recogniser({**models, "thresholds": {"min_unknown_probability": 1.01}})
+    assert sceptic.recognise(table, foreign) == []

@@ -12,6 +12,8 @@ from companion.vision.seeds import scene_seed
 def test_training_never_renders_a_bench_scene(base_a, i, base_b, j):
     assert scene_seed("train", base_a, i) != scene_seed("bench", base_b, j)
     assert scene_seed("validate", base_a, i) != scene_seed("bench", base_b, j)
+    assert scene_seed("tune", base_a, i) != scene_seed("bench", base_b, j)
+    assert scene_seed("tune", base_a, i) not in (scene_seed("train", base_b, j), scene_seed("validate", base_b, j))
 
 
 @pytest.mark.slow
@@ -39,3 +41,23 @@ def test_the_same_seed_gives_the_same_model_bytes(tmp_path):
         train(seed=5, out_dir=out, scenes=3, validate=1, progress=lambda _: None)
     for name in (MODEL_FILE, "training.json", "README.md"):
         assert (runs[0] / name).read_bytes() == (runs[1] / name).read_bytes(), name
+
+
+def test_face_threshold_has_fewest_errors_and_prefers_the_stricter():
+    import numpy as np
+    from companion.vision.train import fewest_errors_threshold
+
+    grid = [0.5, 0.6, 0.7, 0.8, 0.9]
+    # faces sure (0.95) but one at 0.65; non-faces named a face at 0.55, 0.62 and 0.75
+    p = np.array([0.95, 0.95, 0.65, 0.55, 0.62, 0.75])
+    is_face = np.array([True, True, True, False, False, False])
+    named = np.ones(6, bool)
+    # 0.5: 3 errors, 0.6: 2, 0.7: 1+1 = 2, 0.8: 1, 0.9: 1 -> the stricter of the two best
+    assert fewest_errors_threshold(p, named, is_face, grid) == 0.9
+    # a non-face the model already calls not-a-face costs nothing; a second face at 0.72
+    # makes 0.8 and 0.9 cost two: 0.6 and 0.7 tie at one error, the stricter wins
+    p = np.append(p, 0.72)
+    is_face = np.append(is_face, True)
+    named = np.append(named, True)
+    named[5] = False
+    assert fewest_errors_threshold(p, named, is_face, grid) == 0.7
