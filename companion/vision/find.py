@@ -23,6 +23,7 @@ WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see wor
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
 MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 SPLIT_BUDGET = 80          # cuts tried per frame when separating touching cards
+CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 
 
 def work_scale(shape: tuple[int, ...]) -> float:
@@ -386,8 +387,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         if any(cl == closed and _box_iou(box, b) > 0.85 for cl, b in blob_boxes):
             continue  # the same group of cards, seen in another map
         blob_boxes.append((closed, box))
-        if any(_contains_point(q, c) for q, _ in kept if _apparent_aspect(q) <= 1.75):
-            continue
+        if any(_contains_point(q, c) or _inside(c, q) for q, _ in kept if _apparent_aspect(q) <= 1.75):
+            continue  # the blob is that card, or a part of it (paper beside the body)
         got = split_blob(c, 0.0, 0.0, small.shape, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
@@ -397,20 +398,26 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         split_regions = [q for q, _ in pieces]
         kept = [(q, s) for q, s in kept if _apparent_aspect(q) <= 1.75
                 or not any(_contains(q, p) for p in split_regions)]
-    return suppress(size_prior(pieces + kept))
+    return suppress(size_prior(pieces + kept, reference=kept))
 
 
-def size_prior(cands: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, float]]:
+def size_prior(cands: list[tuple[np.ndarray, float]],
+               reference: list[tuple[np.ndarray, float]] | None = None) -> list[tuple[np.ndarray, float]]:
     """Lower the score of candidates much smaller or larger than the typical card.
 
     Every card of the deck has the same size, so a quad covering a part of a
     card (its paper beside the body, say) is far smaller than its neighbours;
-    perspective changes sizes too, hence the tolerance of about a third.
+    perspective changes sizes too, hence the tolerance of about a third.  The
+    typical size comes from the `reference` candidates when there are enough
+    (whole regions that were cards by themselves): cutting touching cards
+    apart can leave many small pieces, which must not set the size.
     """
     if len(cands) < 3:
         return cands
     areas = np.array([abs(cv2.contourArea(q.astype(np.float32))) for q, _ in cands])
     typical = float(np.median(areas))
+    if reference is not None and len(reference) >= 3:
+        typical = float(np.median([abs(cv2.contourArea(q.astype(np.float32))) for q, _ in reference]))
     out = []
     for (q, score), area in zip(cands, areas):
         off = abs(np.log(max(area, 1e-6) / typical))
@@ -458,21 +465,30 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
 
 
 def suppress(cands: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, float]]:
-    """Keep the best-fitting of overlapping candidates."""
+    """Keep the best-fitting of overlapping candidates.
+
+    One exception: a card-shaped candidate that fits well replaces the smaller
+    ones it contains, however well they fit, since a part of a card (its paper
+    beside the body) is a clean quadrilateral too, but a card never lies within
+    another card.
+    """
     order = sorted(cands, key=lambda qs: (-round(qs[1], 2), -abs(cv2.contourArea(qs[0].astype(np.float32)))))
     kept: list[tuple[np.ndarray, float]] = []
     boxes: list[tuple[float, float, float, float]] = []
     for quad, score in order:
         x0, y0 = quad.min(axis=0)
         x1, y1 = quad.max(axis=0)
-        clash = False
-        for (kq, _), (a0, b0, a1, b1) in zip(kept, boxes):
-            if x0 > a1 or a0 > x1 or y0 > b1 or b0 > y1:
-                continue
-            if polygon_iou(quad, kq) > 0.2 or _contains(kq, quad) or _contains(quad, kq):
-                clash = True
-                break
-        if not clash:
+        clashes = [k for k, ((kq, _), (a0, b0, a1, b1)) in enumerate(zip(kept, boxes))
+                   if not (x0 > a1 or a0 > x1 or y0 > b1 or b0 > y1)
+                   and (polygon_iou(quad, kq) > 0.2 or _contains(kq, quad) or _contains(quad, kq))]
+        if clashes and score >= CONTAINER_SCORE and _apparent_aspect(quad) <= 1.75:
+            area = abs(cv2.contourArea(quad.astype(np.float32)))
+            if all(_contains(quad, kept[k][0]) and _inside(kept[k][0], quad)
+                   and abs(cv2.contourArea(kept[k][0].astype(np.float32))) < 0.7 * area for k in clashes):
+                for k in sorted(clashes, reverse=True):
+                    del kept[k], boxes[k]
+                clashes = []
+        if not clashes:
             kept.append((quad, score))
             boxes.append((x0, y0, x1, y1))
     return kept
@@ -483,6 +499,12 @@ def _contains_point(quad: np.ndarray, contour: np.ndarray) -> bool:
     c = quad.mean(axis=0)
     return cv2.pointPolygonTest(contour, (float(c[0]), float(c[1])), False) > 0 and \
         abs(cv2.contourArea(quad.astype(np.float32))) > 0.6 * cv2.contourArea(contour)
+
+
+def _inside(contour: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether a blob lies within an accepted card (most of its outline inside the card)."""
+    pts = contour.reshape(-1, 2)[:: max(1, len(contour) // 40)].astype(np.float64)
+    return float(np.mean(signed_inside(pts, quad) > -2.0)) > 0.9
 
 
 def _contains(outer: np.ndarray, inner: np.ndarray) -> bool:

@@ -59,3 +59,27 @@ def test_order_corners_is_clockwise_from_top_left():
     a, b = q[1] - q[0], q[2] - q[1]
     cross = a[0] * b[1] - a[1] * b[0]
     assert cross > 0  # clockwise on screen, where y points down
+
+
+def _rect(x, y, w, h):
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+
+
+def test_pieces_cut_from_cards_do_not_set_the_card_size():
+    from companion.vision.find import size_prior
+    cards = [(_rect(100 * k, 0, 60, 90), 0.9) for k in range(3)]
+    pieces = [(_rect(100 * k + 5, 5, 20, 30), 0.95) for k in range(3) for _ in range(3)]
+    scored = dict((id(q), s) for q, s in size_prior(pieces + cards, reference=cards))
+    assert all(scored[id(q)] == pytest.approx(0.9) for q, _ in cards)
+    assert all(scored[id(q)] < 0.5 for q, _ in pieces)
+
+
+def test_a_well_fitting_card_replaces_the_parts_found_inside_it():
+    from companion.vision.find import suppress
+    card = (_rect(0, 0, 60, 90), 0.85)
+    parts = [(_rect(3, 3, 20, 80), 0.95), (_rect(36, 3, 20, 80), 0.93)]
+    kept = suppress(parts + [card])
+    assert len(kept) == 1 and kept[0][0] is card[0]
+    # a poor fit does not: its parts stay
+    kept = suppress(parts + [(card[0], 0.6)])
+    assert {id(q) for q, _ in kept} == {id(q) for q, _ in parts}
