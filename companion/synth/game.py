@@ -24,13 +24,17 @@ from companion.game.cards import Card, Kind
 
 from . import props as P
 from .layout import Item, Occupancy, Pose, hinge
-from .scene import World, draw, make_world, truth_of
+from .scene import World, draw, make_world, short_sides, truth_of
 from .states import PLAYER_NAMES
 from .styles import TRAIN_STYLES, check_style
 from .tiers import get_tier
 
 # How long each part of a turn takes, in seconds.
 REACH, PLACE, WITHDRAW, SETTLE, STAY = 0.5, 0.2, 0.4, 0.8, 0.4
+GAME_MIN_PX = 40.0    # a filmed game's cards keep at least this short side where the picture allows
+PLAN_ATTEMPTS, SAME_ROOM, ROOM_STEP = 16, 4, 1.1   # a failed layout is laid again; after SAME_ROOM tries with more room
+OVERLAP_SHARE = 0.03  # neighbours hinged at a corner overlap less than this share of a card
+EDGE_MARGIN_PX = 2.0  # settled cards stay this far inside the picture (the camera shake is < 2 px)
 VIDEO_NAME = "game.avi"          # Motion-JPEG in AVI: this OpenCV build writes and reads it back
 
 
@@ -86,6 +90,7 @@ class TableFilm:
         self.max_turn = math.radians(world.tier.neighbour_angle_deg)
         self.gap = world.tier.gap_frac
         self.w = w
+        self.too_long = 10 ** 6          # the shortest chain found not to fit the picture at all
 
     # -- matching old chains into a new table
     def _segments(self, chain: list[Card], used: list[set[int]]):
@@ -255,16 +260,40 @@ class TableFilm:
                     for it, p in zip(items, poses):
                         it.pose = p
                     return
-        # too long to fit as it lies: the players bend it round into the picture
-        from .layout import ChainStyle, fit_chain
-        h = self.world.card_mm[1]
-        for curve in (0.5, -0.5, 0.9, -0.9):
-            style = ChainStyle(self.max_turn, curve * self.max_turn, self.gap, 0.0)
-            poses = fit_chain(occ, [it.card for it in items], w, h, style, self.rng, tries=20)
-            if poses is not None:
-                for it, p in zip(items, poses):
-                    it.pose = p
-                return
+        # too long to fit as it lies: the players lay it again, bent round, into the picture
+        poses = self._lay_across([occ, Occupancy(self.world.region, cell=w / 6)], [it.card for it in items])
+        if poses is not None:
+            for it, p in zip(items, poses):
+                it.pose = p
+
+    def _lay_across(self, occs: list[Occupancy], cards: list[Card]) -> list[Pose] | None:
+        """A long chain laid through the middle of the free table, trying every heading and bend."""
+        from .layout import ChainStyle, place_chain_cards
+        w, h = self.world.card_mm
+        centre = self.world.region.mean(0)
+        if len(cards) >= self.too_long:
+            return None
+        spots = [centre] + [centre + w * 2 * np.array([math.cos(a), math.sin(a)]) for a in np.arange(4) * math.pi / 2]
+        m = self.max_turn
+        # the tier's own bends first; then, for a snake longer than the picture, a U as players bend
+        # one round (per-card turns up to the 30 degrees people allow between neighbours)
+        bends = [(m, c * m) for c in (0.0, 0.6, -0.6, 1.0, -1.0)]
+        for total in (math.pi * 0.8, math.pi, math.pi * 1.25):
+            turn = min(math.radians(30), total / max(1, len(cards) - 1))
+            bends += [(max(m, turn), turn), (max(m, turn), -turn)]
+        for occ in occs:
+            for top, curve in bends:
+                style = ChainStyle(top, curve, self.gap, 0.0)
+                for heading in np.arange(12) * math.pi / 6:
+                    poses = place_chain_cards(cards, w, h, style, self.rng, None, float(heading))
+                    mid = np.mean([p.centre for p in poses], 0)
+                    for spot in spots:
+                        moved = [p.moved(spot - mid) for p in poses]
+                        polys = [p.corners() for p in moved]
+                        if occ.free(polys, shrink=0.1 * w) and occ.disjoint(polys, shrink=0.1 * w):
+                            return moved
+        self.too_long = len(cards)        # not even alone on the table: longer ones are not tried again
+        return None
 
     def _fresh(self, chain: list[Card], others, gone) -> list[Item]:
         from .layout import ChainStyle, fit_chain
@@ -274,9 +303,11 @@ class TableFilm:
         poses = fit_chain(occ, chain, w, h, style, self.rng)
         if poses is None:        # no free place: at least inside the picture
             poses = fit_chain(Occupancy(self.world.region, cell=w / 6), chain, w, h, style, self.rng)
-        if poses is None:        # a chain longer than the picture: lay it across the middle
+        if poses is None:        # a long chain: through the middle, at whatever heading and bend fits
+            poses = self._lay_across([occ, Occupancy(self.world.region, cell=w / 6)], chain)
+        if poses is None:        # longer than the picture: the plan is laid again with more room
             from .layout import place_chain_cards
-            c = self.world.region.mean(0) + self.rng.normal(0, w, 2)
+            c = self.world.region.mean(0)
             poses = place_chain_cards(chain, w, h, style, self.rng, c, float(self.rng.uniform(-np.pi, np.pi)))
         return [Item(p, c, "card", shade=float(np.exp(self.rng.normal(0, 0.03)))) for c, p in zip(chain, poses)]
 
@@ -426,18 +457,32 @@ def _completing_table(before: list[list[Card]], move: dict, after: list[list[Car
     return None
 
 
-def render_game(out_dir, players: int | list[str], seed: int, tier: str = "medium", style: str | None = None,
-                fps: int = 10, size: tuple[int, int] | None = (1280, 720), illegal_rate: float = 0.0,
-                max_frames: int | None = None, video: bool = True, draw_pile: bool = False) -> Path:
-    """Film a simulated game into out_dir; returns the path of truth.json.
+@dataclass
+class GamePlan:
+    """A game planned shot by shot (world, cards, hands), before any frame is drawn."""
 
-    `draw_pile` lays the face-down draw pile on the table as a fan that thins
-    out as cards are drawn (its cards are `back` in the settled truth).
+    world: World
+    director: Director
+    sim: object                  # the referee simulator's game
+    frames: list                 # the record frames filmed
+    names: list[str]
+    style: str
+    starts: dict[int, int]       # record frame -> first shot of its turn
+    rngs: dict
 
-    `max_frames` films only the first record frames (a short sample); the
-    truth then covers exactly those frames.
-    """
-    from companion.game.scoring import rank_winners, score_piles
+    def settled_cards(self):
+        """(shot index, item) of every Hisss card on every settled table."""
+        for i, shot in enumerate(self.director.shots):
+            if shot.chains is not None:
+                for it in shot.items:
+                    if it.what in ("card", "back"):
+                        yield i, it
+
+
+def plan_game(players: int | list[str], seed: int, tier: str = "medium", style: str | None = None,
+              fps: int = 10, size: tuple[int, int] | None = (1280, 720), illegal_rate: float = 0.0,
+              max_frames: int | None = None, draw_pile: bool = False) -> GamePlan:
+    """Plan a filmed game without drawing it (arguments as `render_game`)."""
     from companion.game.simulate import simulate_game
 
     t = get_tier(tier)
@@ -446,19 +491,28 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
     names = [PLAYER_NAMES[i] for i in range(players)] if isinstance(players, int) else list(players)
     if not 2 <= len(names) <= 5:
         raise ValueError(f"a game has 2-5 players, got {len(names)}")
-    streams = np.random.SeedSequence([int(seed), 7]).spawn(8)
-    rngs = dict(zip(("camera", "art", "surface", "light", "state", "layout", "sensor", "hands"),
-                    (np.random.default_rng(s) for s in streams)))
-    style = check_style(style) if style else str(rngs["art"].choice(list(TRAIN_STYLES)))
     size = tuple(size or (1280, 720))
     sim = simulate_game(names, int(seed), illegal_rate=float(illegal_rate))
     frames = sim.frames if max_frames is None else sim.frames[:max(1, int(max_frames))]
-    most = max(sum(len(c) for c in tab) + 3 for tab in frames)
-    aspect_guess = 1.3
-    card_px = math.sqrt(0.11 * size[0] * size[1] / (aspect_guess * most))
-    # cards are sized so the fullest table of the game fits the picture (small videos: small cards)
-    card_px = float(np.clip(card_px, 10.0, t.card_px[1]))
-    world = make_world(t, rngs, style, size, card_px=card_px)
+    most = max(sum(len(c) for c in tab) for tab in frames) + (6 if draw_pile else 0) + 2
+    plan = None
+    for attempt in range(PLAN_ATTEMPTS):
+        # a table that did not stay in the picture is laid again, with more room
+        plan = _plan_once(t, names, int(seed), style, int(fps), size, sim, frames, draw_pile,
+                          most * ROOM_STEP ** max(0, attempt - SAME_ROOM + 1), attempt)
+        if _settled_fit(plan):
+            return plan
+    raise RuntimeError(f"game seed {seed}: no layout kept every settled card in the picture")
+
+
+def _plan_once(t, names, seed, style, fps, size, sim, frames, draw_pile, room_cards, attempt) -> GamePlan:
+    streams = np.random.SeedSequence([seed, 7]).spawn(8)
+    rngs = dict(zip(("camera", "art", "surface", "light", "state", "layout", "sensor", "hands"),
+                    (np.random.default_rng(s) for s in streams)))
+    if attempt:
+        rngs["layout"] = np.random.default_rng([seed, 7, attempt])
+    style = check_style(style) if style else str(rngs["art"].choice(list(TRAIN_STYLES)))
+    world = make_world(t, rngs, style, size, game_cards=math.ceil(room_cards), game_min_px=GAME_MIN_PX)
 
     film = TableFilm(world, rngs["layout"])
     director = Director(world, names, int(fps), rngs["hands"])
@@ -504,6 +558,65 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
             director.take(collector or player, [v for key, v in after.items() if key not in gone_ids],
                           [after[key] for key in after if key in gone_ids], stay=True)
         director.settle(film, k)
+
+    return GamePlan(world, director, sim, frames, names, style, starts, rngs)
+
+
+def _settled_fit(plan: GamePlan) -> bool:
+    """Every card of every settled table lies inside the picture (and in the size range kept)."""
+    items = [it for _, it in plan.settled_cards()]
+    if not items:
+        return True
+    cam, (W, H) = plan.world.camera, plan.world.size
+    polys = np.array([it.pose.corners() for it in items])
+    q = cam.project(polys.reshape(-1, 2))
+    m = EDGE_MARGIN_PX
+    if not ((q[:, 0] >= m) & (q[:, 0] <= W - 1 - m) & (q[:, 1] >= m) & (q[:, 1] <= H - 1 - m)).all():
+        return False
+    if plan.world.card_range is not None:
+        lo, hi = plan.world.card_range
+        sides = short_sides(cam, polys)
+        if not ((sides >= lo) & (sides <= hi)).all():
+            return False
+    return not _any_overlap(plan)
+
+
+def _any_overlap(plan: GamePlan) -> bool:
+    """Whether two cards of a settled table lie on each other (beyond the touch of neighbours)."""
+    seen = set()
+    w, h = plan.world.card_mm
+    for shot in plan.director.shots:
+        if shot.chains is None or id(shot.chains) in seen:
+            continue
+        seen.add(id(shot.chains))
+        cards = [it for ch in shot.chains for it in ch]
+        quads = [it.pose.corners().astype(np.float32) for it in cards]
+        centres = np.array([it.pose.centre for it in cards]).reshape(-1, 2)
+        for i in range(len(cards)):
+            near = np.nonzero(np.linalg.norm(centres[i + 1:] - centres[i], axis=1) < h * 1.3)[0] + i + 1
+            for j in near:
+                area, _ = cv2.intersectConvexConvex(quads[i], quads[j])
+                if area > OVERLAP_SHARE * w * h:
+                    return True
+    return False
+
+
+def render_game(out_dir, players: int | list[str], seed: int, tier: str = "medium", style: str | None = None,
+                fps: int = 10, size: tuple[int, int] | None = (1280, 720), illegal_rate: float = 0.0,
+                max_frames: int | None = None, video: bool = True, draw_pile: bool = False) -> Path:
+    """Film a simulated game into out_dir; returns the path of truth.json.
+
+    `draw_pile` lays the face-down draw pile on the table as a fan that thins
+    out as cards are drawn (its cards are `back` in the settled truth).
+
+    `max_frames` films only the first record frames (a short sample); the
+    truth then covers exactly those frames.
+    """
+    from companion.game.scoring import rank_winners, score_piles
+
+    plan = plan_game(players, seed, tier, style, fps, size, illegal_rate, max_frames, draw_pile)
+    world, director, sim, frames, names = plan.world, plan.director, plan.sim, plan.frames, plan.names
+    style, starts, rngs, size = plan.style, plan.starts, plan.rngs, plan.world.size
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -126,7 +126,7 @@ class World:
 
 def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
                textures_dir: str | Path | None = None, card_px: float | None = None,
-               step_back: float = 1.0) -> World:
+               step_back: float = 1.0, game_cards: int | None = None, game_min_px: float = 0.0) -> World:
     """Camera, deck printing, table and light of one picture (or one video).
 
     Without `card_px` the camera keeps every card inside the tier's size range
@@ -134,7 +134,9 @@ def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
     it.  A given `card_px` is the card's short side at the picture centre and
     `region` the whole picture (games fit their fullest table that way);
     `step_back` moves the camera that much farther (a given table that does
-    not fit).
+    not fit).  `game_cards` (a filmed game's fullest table) chooses the camera
+    by `_game_sizes` instead: cards as large as that many still fit where every
+    card is at least `game_min_px`; `card_px` is then ignored.
     """
     rc = rngs["camera"]
     w, h = size
@@ -147,8 +149,23 @@ def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
     roll = float(rc.uniform(*tier.roll_deg))
     k1 = float(rc.uniform(*tier.k1))
     principal = (w / 2 + rc.uniform(-0.01, 0.01) * w, h / 2 + rc.uniform(-0.01, 0.01) * h)
-    region = None
-    if card_px is None:
+    region, card_range = None, (tier.card_px if card_px is None else None)
+    if game_cards is not None:
+        # a family filming a game aims the camera so the table fits: steep, wide shots ease
+        # towards the tier's gentlest until the fullest table keeps cards of game_min_px
+        tilt0, hfov0 = tilt, hfov
+        for k in range(GAME_CAMERA_STEPS + 1):
+            s = k / GAME_CAMERA_STEPS
+            tilt = tilt0 + (tier.tilt_deg[0] - tilt0) * s
+            hfov = hfov0 + (np.radians(tier.hfov_deg[0]) - hfov0) * s
+            focal = (w / 2) / math.tan(hfov / 2)
+            distance, region, card_range = _game_sizes(Camera(size, focal, tilt, roll, focal, k1, principal),
+                                                       card_w, aspect, int(game_cards), float(game_min_px),
+                                                       float(tier.card_px[1]))
+            if card_range is not None:
+                break
+        distance *= step_back
+    elif card_px is None:
         lo, hi = tier.card_px
         u = (drawn_px - lo) / max(1e-9, hi - lo)
         distance, region = _frame_sizes(Camera(size, focal, tilt, roll, focal, k1, principal), card_w, lo, hi, u,
@@ -180,7 +197,7 @@ def make_world(tier: Tier, rngs: dict, style: str, size: tuple[int, int],
         region = region * (distance / focal)      # the usable table scales with the distance
     return World(tier, cam, style, print_, aspect, (card_w, card_w * aspect), faces,
                  background.astype(np.float32), sample_look(tier, rngs["light"]), surface, region,
-                 sprite_ppm=min(near, 12.0) * 1.1, card_range=tier.card_px if card_px is None else None)
+                 sprite_ppm=min(near, 12.0) * 1.1, card_range=card_range)
 
 
 # A card's outline is judged at its centre with this much room: its far end is a
@@ -242,6 +259,41 @@ def _frame_sizes(cam: Camera, card_w: float, lo: float, hi: float, u: float, ste
         pts = X[-1:].astype(np.float32) + np.float32([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * card_w
     hull = cv2.convexHull(pts).reshape(-1, 2).astype(np.float64)
     return distance, hull / (cam.distance / cam.focal)
+
+
+GAME_CAMERA_STEPS = 5
+GAME_DENSITY = 0.25    # share of a game's usable table its fullest table's cards may cover
+
+
+def _game_sizes(cam: Camera, card_w: float, aspect: float, n_cards: int, min_px: float, max_px: float):
+    """The camera distance and usable table (mm at distance = focal) for a filmed game.
+
+    The card size at the picture centre is the largest for which the part of
+    the picture where every card keeps at least `min_px` (and at most
+    `max_px`) holds `n_cards` at GAME_DENSITY.  When no size allows that (a
+    small picture, a steep tilt), the floor is dropped: the whole picture is
+    usable and the cards are as large as the fullest table allows.  Returns
+    (distance, region, the size range kept or None).
+    """
+    W, H = cam.size
+    inset = 3.0 + 0.01 * min(W, H)
+    xs, ys = np.linspace(inset, W - 1 - inset, 25), np.linspace(inset, H - 1 - inset, 15)
+    grid = np.vstack([np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2), [cam.principal]])
+    X, small, large, front = card_sizes(cam, card_w, grid)
+    sc = small[-1]
+    need = n_cards * card_w * card_w * aspect / GAME_DENSITY       # mm² of table
+    for floor in ((min_px, max_px), (0.0, np.inf)):
+        kept = (min_px, max_px) if floor[0] > 0 else None
+        for c in np.geomspace(max_px, 6.0, 160):
+            ok = front & (c / sc * small >= floor[0]) & (c / sc * large <= floor[1])
+            ok[-1] = False
+            if ok.sum() < 3:
+                continue
+            hull = cv2.convexHull(X[ok].astype(np.float32)).reshape(-1, 2).astype(np.float64)
+            scale = sc / c            # table mm grow with the distance
+            if abs(cv2.contourArea(hull.astype(np.float32))) * scale ** 2 >= need:
+                return cam.distance * scale, hull, kept
+    return cam.distance * sc / 6.0, cam.visible_table(inset_px=inset), None
 
 
 # --------------------------------------------------------------------------- drawing

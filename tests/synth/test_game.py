@@ -101,3 +101,35 @@ def test_draw_pile_thins_out_as_cards_are_drawn(tmp_path):
     backs = [sum(c["kind"] == "back" for c in f["truth"]["cards"]) for f in truth["frames"] if f["truth"]]
     assert backs[0] == 6 and backs[-1] == 0
     assert all(a >= b for a, b in zip(backs, backs[1:]))
+
+
+# Plans only (no frame drawn): the settled truth of whole games at the default size.
+@pytest.mark.parametrize("players,seed,tier,style,illegal", [
+    (3, 7001004, "hard", "retro", 0.1),      # the bench game where a card once lay above the picture
+    (2, 4, "easy", None, 0.0), (3, 1, "medium", None, 0.0), (2, 4, "hard", None, 0.0)])
+def test_every_settled_card_lies_inside_the_picture_and_keeps_40_px(players, seed, tier, style, illegal):
+    from companion.synth.game import GAME_MIN_PX, plan_game
+    from companion.synth.scene import truth_of
+    plan = plan_game(players, seed, tier, style, fps=10, size=(1280, 720), illegal_rate=illegal)
+    w, h = plan.world.size
+    settled = [shot for shot in plan.director.shots if shot.chains is not None]
+    assert len(settled) > 50
+    for shot in settled[::4]:
+        for c, chain in enumerate(shot.chains):
+            for pos, it in enumerate(chain):
+                it.chain, it.pos = c, pos
+        truth, _ = truth_of(plan.world, shot.items, "f.jpg", shake=(1.5, -1.5))
+        q = np.array([c["corners"] for c in truth["cards"]])          # cards x 4 x 2
+        assert len(q) == sum(len(ch) for ch in shot.chains)
+        assert (q[..., 0] >= 0).all() and (q[..., 0] <= w - 1).all()
+        assert (q[..., 1] >= 0).all() and (q[..., 1] <= h - 1).all()
+        sides = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2).min(1)
+        assert sides.min() >= GAME_MIN_PX - 0.5      # shake moves, it does not shrink
+
+
+def test_small_games_drop_the_size_floor_but_stay_in_the_picture():
+    from companion.synth.game import plan_game
+    plan = plan_game(3, 7, "medium", fps=5, size=(640, 360), max_frames=10)
+    cam, (w, h) = plan.world.camera, plan.world.size
+    q = cam.project(np.array([it.pose.corners() for _, it in plan.settled_cards()]).reshape(-1, 2))
+    assert (q >= 0).all() and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all()
