@@ -1,8 +1,8 @@
 """Calibration: learn one physical deck, camera and light from a photo of the deck laid out.
 
 Entry points: `calibrate_images` (pixels in, profile dict out), `calibrate_files`
-(what `companion calibrate` runs), `calibrate_profile` (for the dashboard),
-`CalibratedAnalyzer` (an Analyzer that uses what a profile learned).
+(what `companion calibrate` runs), `calibrate_profile` (for the dashboard); what a
+profile learned is applied by `companion.vision.analyze.Analyzer` through `adapt`.
 """
 from .label import CalibrationRefused
 

@@ -13,9 +13,8 @@ re-decides, with the profile's evidence about *this* deck under *this* light:
   A kind only changes within cards of the same number of ends (the ends'
   places were already found).
 
-`CalibratedAnalyzer` is an `Analyzer` that does this after recognition; the
-vision's own `Analyzer` can call `ProfileAdapter.from_profile(profile)` and
-`adapt` in its `read` to the same effect.
+The vision's `Analyzer` builds one from its profile and applies it in `read`,
+so every command that takes `--profile` gets it.
 """
 from __future__ import annotations
 
@@ -179,18 +178,7 @@ def adapted_card(r) -> Card | None:
 
 
 def calibrated_analyzer(profile, models_dir=None):
-    """An Analyzer that applies the profile's learned deck after recognition."""
+    """An Analyzer for a calibrated deck (the Analyzer applies the profile's adapter itself)."""
     from companion.vision.analyze import Analyzer
 
-    class CalibratedAnalyzer(Analyzer):
-        def __init__(self):
-            super().__init__(profile, models_dir)
-            self.adapter = ProfileAdapter.from_profile(self.profile)
-
-        def read(self, image):
-            readings = super().read(image)
-            if self.adapter is not None:
-                self.adapter.adapt(image, readings, self.recogniser)
-            return readings
-
-    return CalibratedAnalyzer()
+    return Analyzer(profile, models_dir)
