@@ -63,6 +63,11 @@ def chain_codes(chain: Sequence[Card]) -> list[str]:
     return [card.code for card in chain]
 
 
+def code_key(chain: Sequence[Card]) -> tuple[str, ...]:
+    """A chain's codes as a tuple: a stable sort key, so verdicts never depend on set order."""
+    return tuple(card.code for card in chain)
+
+
 def describe_chain(chain: Sequence[Card]) -> str:
     return "[" + " ".join(chain_codes(chain)) + "]"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from .cards import Card, Kind
-from .chains import Chain, canonical, describe_chain, is_complete, table_multiset
+from .chains import Chain, canonical, code_key, describe_chain, is_complete, table_multiset
 from .deck import Deck, load_deck
 from .record import GameRecord, RecordError, check_players, parse_record, read_table
 from .rules import (CARD_REMOVED, COLLECTED_INCOMPLETE, COMPLETION_UNSEEN, DECK_EXCEEDED,
@@ -74,10 +74,6 @@ def _without(table: Sequence[Chain], chains: Counter) -> list[Chain]:
         else:
             out.append(chain)
     return out
-
-
-def _key(chain: Chain) -> tuple:
-    return tuple(card.code for card in chain)
 
 
 class Referee:
@@ -187,7 +183,7 @@ class Referee:
                         continue
                     taken = removed - used
                     problems = placement_problems(chain, i)
-                    rank = (bool(problems), sum(not is_complete(c) for c in taken), _key(chain), i)
+                    rank = (bool(problems), sum(not is_complete(c) for c in taken), code_key(chain), i)
                     if best is None or rank < best[0]:
                         best = (rank, chain, i, parts, taken, problems)
         return best
@@ -254,7 +250,7 @@ class Referee:
 
     def _collections(self, taken: Counter, frame: int) -> list[Move]:
         """Chains that left the table in a frame with a placement: collections, legal or not."""
-        chains = sorted(taken.elements(), key=lambda c: (not is_complete(c), _key(c)))
+        chains = sorted(taken.elements(), key=lambda c: (not is_complete(c), code_key(c)))
         return [self._collect(c, frame) if is_complete(c) else self._took_incomplete(c, frame)
                 for c in chains]
 
@@ -291,7 +287,7 @@ class Referee:
     def _vanished(self, removed: Counter, frame: int) -> list[Move]:
         """Chains left the table and nothing else changed: collections, seen or unseen."""
         complete = Counter({c: n for c, n in removed.items() if is_complete(c)})
-        moves = [self._collect(c, frame) for c in sorted(complete.elements(), key=_key)]
+        moves = [self._collect(c, frame) for c in sorted(complete.elements(), key=code_key)]
         unseen, grabbed = self._unseen_completions(list((removed - complete).elements()), frame)
         return moves + unseen + [self._took_incomplete(c, frame) for c in grabbed]
 
@@ -344,7 +340,7 @@ class Referee:
     def _shuffled(self, removed: Counter, gone: Counter, frame: int) -> list[Move]:
         """No new card but chains changed: snakes pushed together or split, or cards taken back."""
         complete = Counter({c: n for c, n in removed.items() if is_complete(c)})
-        moves = [self._collect(c, frame) for c in sorted(complete.elements(), key=_key)]
+        moves = [self._collect(c, frame) for c in sorted(complete.elements(), key=code_key)]
         for chain in complete.elements():
             for card in chain:
                 gone[self.deck.identity(card)] -= 1
@@ -381,7 +377,7 @@ class Referee:
         moves = []
         if self.table is not None:
             left = list(self.table)
-            for chain in sorted((c for c in self.table if is_complete(c)), key=lambda c: _key(canonical(c))):
+            for chain in sorted((c for c in self.table if is_complete(c)), key=lambda c: code_key(canonical(c))):
                 moves.append(self._collect(canonical(chain), max(self.frame, 0), at_end=True))
                 left.remove(chain)
             self.table = tuple(left)

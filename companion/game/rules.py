@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .cards import Card, Kind
-from .chains import (CLOSED_END, TWO_HEADS, TWO_TAILS, Chain, Problem, as_chain, canonical,
+from .chains import (CLOSED_END, TWO_HEADS, TWO_TAILS, Chain, Problem, as_chain, canonical, code_key,
                      check_chain, describe_chain, is_complete, junction_problem, open_ends,
                      reverse_chain, table_multiset)
 
@@ -204,7 +204,7 @@ def explain_vanished(chains: Sequence[Sequence[Card]], available: Counter
     group comes with its possible completions: exactly one means the missing
     card is known, none means an incomplete snake was taken.
     """
-    pending = sorted((canonical(c) for c in as_table(chains)), key=_key)
+    pending = sorted((canonical(c) for c in as_table(chains)), key=code_key)
     groups: list[tuple[tuple[Chain, ...], list[Completion]]] = []
     i = 0
     while i < len(pending):
@@ -220,10 +220,6 @@ def explain_vanished(chains: Sequence[Sequence[Card]], available: Counter
             groups.append(((pending[i],), completions((pending[i],), available)))
         i += 1
     return groups
-
-
-def _key(chain: Chain) -> tuple:
-    return tuple(card.code for card in chain)
 
 
 def table_problems(table: Sequence[Sequence[Card]], deck=None) -> list[tuple[int, Problem]]:

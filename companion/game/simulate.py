@@ -21,7 +21,7 @@ from typing import Sequence
 
 from .cards import Card, Kind
 from .chains import (CLOSED_END, COLOUR_MISMATCH, HEAD_TAIL_ADJACENT, TWO_HEADS, TWO_TAILS,
-                     Chain, canonical, is_complete, open_ends)
+                     Chain, canonical, code_key, is_complete)
 from .deck import Deck, load_deck
 from .rules import (CARD_REMOVED, COLLECTED_INCOMPLETE, COULD_ATTACH, DECK_EXCEEDED, REARRANGED,
                     TWO_CARDS, explain_vanished, legal_placements, placement_problems)
@@ -124,7 +124,7 @@ class _Game:
 
     def take_late(self) -> None:
         """Snakes completed earlier leave the table in the frame about to be shown."""
-        for chain, player, turn in sorted(self.late, key=lambda e: _key(canonical(e[0]))):
+        for chain, player, turn in sorted(self.late, key=lambda e: code_key(canonical(e[0]))):
             self.table.remove(chain)
             self.piles[player].append(canonical(chain))
             self.move(None, "collect", collected=(player, len(chain)), turn=turn, player=player)
@@ -337,10 +337,6 @@ class _Game:
         if self.late:
             self.take_late()
             self.emit()
-
-
-def _key(chain: Chain) -> tuple:
-    return tuple(card.code for card in chain)
 
 
 def _attachments(chain: Chain, card: Card) -> list[tuple[Chain, int]]:
