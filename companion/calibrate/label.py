@@ -415,7 +415,6 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
     warnings: list[str] = []
     out: list[LabelledCard] = []
     for i in range(n):
-        lk = looks[i]
         if middle[i]:
             e0, e1 = int(ends.axis_edges[i, 0]), int(ends.axis_edges[i, 1])
             c0, c1 = names[labels[row_of[(i, e0)]]], names[labels[row_of[(i, e1)]]]

@@ -1,5 +1,3 @@
-from collections import Counter
-
 from companion.game.cards import Card
 from companion.game.chains import as_chain, canonical, describe_chain, is_complete, table_multiset
 from companion.game.deck import load_deck

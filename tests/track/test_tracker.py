@@ -1,8 +1,6 @@
 """The tracker over scripted games: settling, identity, voting, doubt, desync."""
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from companion.game.referee import judge_record

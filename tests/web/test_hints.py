@@ -67,7 +67,7 @@ def test_badges_count_exactly_the_cards_left_that_complete_each_snake(client, sm
 
 
 def test_badges_match_the_advisors_outlook_on_the_sample_game(client, game, sample_record):
-    g = game(6)
+    game(6)
     state = client.get("/api/state").get_json()
     html = client.get("/live").data.decode()
     remaining = seen_remaining(state["table"])   # nothing collected yet in the first frames
