@@ -35,6 +35,14 @@ def check_players(players: Any) -> tuple[str, ...]:
     return tuple(players)
 
 
+def parse_players(text: str) -> tuple[str, ...]:
+    """Player names in turn order from a comma-separated option (`--players Ann,Ben,Cy`)."""
+    names = [name.strip() for name in text.split(",")]
+    if len(names) < 2 or not all(names):
+        raise RecordError("--players takes two or more comma-separated names, e.g. Ann,Ben,Cy")
+    return check_players(names)
+
+
 def read_table(table: Any, deck: Deck, where: str) -> tuple[Chain, ...]:
     """A table of card codes (or cards) checked against the deck; empty chains are dropped."""
     if not isinstance(table, (list, tuple)):

@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+from companion.game.record import parse_players
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The `synth` sub-commands (called from companion/cli.py)."""
@@ -51,8 +53,8 @@ def _players(text: str):
         if not 2 <= n <= 5:
             raise ValueError(f"players must be 2-5, got {n}")
         return n
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if not 2 <= len(names) <= 5 or len(set(names)) != len(names):
+    names = list(parse_players(text))
+    if len(names) > 5:
         raise ValueError("players must be 2-5 different names separated by commas")
     return names
 

@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, TextIO
 
+from companion.game.record import parse_players
+
 from .evidence import save_move_evidence
 from .reading import AnalyzeFn
 from .sources import SourceError, guess_fps, open_source
@@ -27,15 +29,8 @@ class TrackError(ValueError):
     """Bad usage of `companion track` (reported as one line)."""
 
 
-def parse_players(text: str | None) -> list[str]:
-    if not text:
-        return list(DEFAULT_PLAYERS)
-    players = [p.strip() for p in text.split(",")]
-    if any(not p for p in players) or len(players) < 2:
-        raise TrackError("--players takes two or more comma-separated names, e.g. Ann,Ben,Cy")
-    if len(set(players)) != len(players):
-        raise TrackError("--players: each name once")
-    return players
+def players_or_default(text: str | None) -> list[str]:
+    return list(parse_players(text)) if text else list(DEFAULT_PLAYERS)
 
 
 def make_analyzer(profile: str | None) -> AnalyzeFn:
@@ -101,7 +96,7 @@ def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str 
 
 def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    players = parse_players(args.players)
+    players = players_or_default(args.players)
     state_path = Path(args.state) if args.state else default_state_path(args.source, args.evidence)
     saved = load_state(state_path) if args.resume else None
     # a source that cannot be named fails before models are loaded
