@@ -89,10 +89,10 @@ def _bench(p: argparse.ArgumentParser) -> None:
                    help="what to measure: tables (accuracy), speed, memory (default all)")
     p.add_argument("--advisor", action="store_true",
                    help="instead: the move advisor's win rate in simulated games (companion advise)")
-    # --games is shared: with --advisor, games to simulate; alone, follow rendered games with `track`
     p.add_argument("--games", type=int, nargs="?", const=-1, default=None, metavar="N",
-                   help="--advisor: games to play (default 200); without --advisor: follow N rendered "
-                        "hard-tier games with `track` (default --count, else 4)")
+                   help="instead: follow N rendered hard-tier games with `track` (default --count, else 4)")
+    p.add_argument("--advisor-games", type=int, default=200, metavar="N",
+                   help="--advisor: games to simulate (default 200)")
     p.add_argument("--oracle", action="store_true",
                    help="--games: read frames with the renderer's truth (measures the tracker alone)")
     p.add_argument("--players", type=int, default=3, help="--advisor: players per game (default 3)")
@@ -106,8 +106,11 @@ def _bench(p: argparse.ArgumentParser) -> None:
             from companion.bench.calibrated import main as calibrated_main
             return calibrated_main(args)
         if args.advisor:
+            if args.games is not None:
+                raise UserError("--games follows rendered games with `track`; the advisor's "
+                                "count is --advisor-games N")
             from companion.bench.advisor import main as advisor_main
-            args.games = 200 if args.games in (None, -1) else args.games
+            args.games = args.advisor_games
             return advisor_main(args)
         if args.games is not None:
             from companion.bench.games import main as games_main

@@ -44,8 +44,15 @@ def test_bench_report():
 
 
 def test_bench_advisor_command(capsys):
-    status = main(["bench", "--advisor", "--games", "2", "--players", "2", "--json"])
+    status = main(["bench", "--advisor", "--advisor-games", "2", "--players", "2", "--json"])
     out, err = capsys.readouterr()
     assert status == 0, err
     report = json.loads(out)
     assert report["advisor"]["games"] == 2 and report["players"] == 2 and report["baseline"] == 0.5
+
+
+def test_games_is_the_tracker_bench_not_the_advisors_count(capsys):
+    # --games alone follows rendered games; beside --advisor it would be ambiguous
+    assert main(["bench", "--advisor", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--advisor-games" in err and "Traceback" not in err
