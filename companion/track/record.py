@@ -1,0 +1,126 @@
+"""The tracker's record of the game: settled tables, dressed moves, corrections.
+
+Every move the referee returns is "dressed" with what the camera adds (the
+cards involved and the frames before and after); a card renamed by later
+readings re-judges the whole record.  Mixed into `Tracker`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.game.cards import Card
+from companion.game.chains import is_complete
+
+from .identity import Track
+from .settings import TrackEvent
+from .tables import code_of, facing_colours, neighbour_directions, same_card
+
+if TYPE_CHECKING:
+    from .tracker import _Window
+
+
+class MoveRecord:
+    def _observe_removal(self, late: dict[int, int], taken: list[list[int]]) -> list[TrackEvent]:
+        """Cards whose going is confirmed only now left when first missed: the referee sees
+        that table first, so a removal is not merged with the move that followed it."""
+        first = min(late.values())
+        entry = self.history[-1]
+        runs: list[list[int]] = []
+        for ids in self.chains:
+            run: list[int] = []
+            for t in list(ids) + [None]:
+                if t is None or t in late:
+                    if run:
+                        runs.append(run)
+                    run = []
+                else:
+                    run.append(t)
+        table = [[code_of(entry, t) or self._track(t).identity for t in run] for run in runs]
+        moves = self.referee.observe(table, first)
+        self.history.append({"frame": first, "table": table, "tracks": runs,
+                             "evidence": {"before": entry["evidence"]["after"], "after": first},
+                             "added": [], "taken": [c for c in taken if all(t in late for t in c)]})
+        self.chains = runs
+        events = [TrackEvent("table", first, {"frame": first, "table": table})]
+        for move in moves:
+            move, _, before_ids = self._dress(move, len(self.history) - 1)
+            self.moves.append(move)
+            events.append(TrackEvent("move", first, move))
+        return events
+
+    def _is_complete(self, chain: list[int]) -> bool:
+        entry = self.history[-1] if self.history else None
+        codes = [(code_of(entry, t) if entry else None) or self._track(t).identity for t in chain]
+        return is_complete([Card.parse(c) for c in codes])
+
+
+    def _track(self, t: int) -> Track:
+        return self.tracks[t] if t in self.tracks else self.retired[t]
+
+    def _dress(self, move: dict, at: int) -> tuple[dict, list[int], list[int]]:
+        """A referee move with what the camera adds: the cards involved and the evidence frames."""
+        entry = self.history[at]
+        previous = self.history[at - 1] if at > 0 else None
+        move = dict(move)
+        code = move.get("card")
+        laid = [t for t in entry["added"] if code and same_card(code_of(entry, t), code)]
+        if move.get("action") == "collect" or (move.get("collected") and not laid):
+            after_ids, before_ids = laid, [t for chain in entry["taken"] for t in chain]
+        else:
+            after_ids, before_ids = laid or list(entry["added"]), []
+        move["cards"] = [self._card_json(t, entry) for t in after_ids] + \
+            [self._card_json(t, previous) for t in before_ids if previous]
+        move["evidence"] = dict(entry["evidence"])
+        return move, after_ids, before_ids
+
+    def _corrections(self, frame: int) -> list[TrackEvent]:
+        """Re-name a settled card whose readings have since clearly outvoted its first name,
+        and re-judge the game from the corrected tables (the referee is replayed)."""
+        changed = []
+        for t, committed in list(self.codes.items()):
+            track = self.tracks[t]
+            leader, weight = track.ranked()[0]
+            if leader != committed and track.sightings >= 6 and \
+                    weight >= self.settings.correction_ratio * track.votes.get(committed, 0.0):
+                self.codes[t] = leader
+                changed.append((t, committed, leader))
+        if not changed:
+            return []
+        for entry in self.history:
+            for ids, codes in zip(entry["tracks"], entry["table"]):
+                for i, t in enumerate(ids):
+                    if any(t == c[0] for c in changed):
+                        codes[i] = self._track(t).oriented(
+                            self.codes[t], *neighbour_directions(self._all_tracks(), ids, i))
+        old_moves = self.moves
+        frames = {e["frame"]: k for k, e in enumerate(self.history)}
+        replayed = self.referee.replay([(e["frame"], e["table"]) for e in self.history])
+        self.moves = [self._dress(m, frames[m["frame"]])[0] for m in replayed]
+        for new, old in zip(self.moves, old_moves):
+            if "stills" in old:
+                new["stills"] = old["stills"]
+        return [TrackEvent("correction", frame, {
+            "frame": frame, "track": t, "from": before, "to": after,
+            "since": self._track(t).first_frame, "moves": self.moves}) for t, before, after in changed]
+
+    def _all_tracks(self) -> dict:
+        return {**self.retired, **self.tracks}
+
+    def _remember(self, window: _Window, chains: list[list[int]], table: list) -> None:
+        for ids, codes in zip(chains, table):
+            for i, t in enumerate(ids):
+                self._facing[t] = facing_colours(ids, codes, i)
+        self._settled_frame = window.frames[-1]
+        self._settled_image = window.image
+        self._settled_small = window.small
+        self._settled_outlines = {t: self.tracks[t].corners.tolist()
+                                  for c in chains for t in c}
+
+    def _card_json(self, t: int, entry: dict | None) -> dict:
+        track = self._track(t)
+        ranked = track.ranked()
+        total = sum(w for _, w in ranked) or 1.0
+        code = code_of(entry, t) if entry else None
+        return {"code": code or self.codes.get(t, track.identity), "track": t,
+                "confidence": round(ranked[0][1] / total, 3),
+                "corners": [[round(x, 1), round(y, 1)] for x, y in track.corners.tolist()]}

@@ -1,0 +1,43 @@
+"""The tracker's settings and what it reports (`TrackEvent`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .gate import GateSettings
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    # Stillness is what separates a settled table from a hand pausing while it lays a card
+    # (a pause of a few tenths of a second); see `for_fps`.
+    still_frames: int = 3         # frames equal to their predecessor before the table is read
+    readings: int = 3             # readings of one still table voted together, at most
+    agree_readings: int = 2       # ... fewer when this many in a row say exactly the same
+    min_readings: int = 2         # fewer before motion resumes was a pause, not a settled table
+    reading_gap: int = 1          # read every n-th still frame (spreads readings at high fps)
+    max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
+    max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
+    unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card
+    confirm_take: int = 2         # settled tables a card must be missed in to count as gone
+    accept_after: int = 3         # unexplainable settled readings in a row before taking the table
+    doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
+    correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
+    gate: GateSettings = field(default_factory=GateSettings)
+
+    @classmethod
+    def for_fps(cls, fps: float | None, **overrides) -> "TrackerSettings":
+        """Settings whose waits last the same time whatever the frame rate (tuned at 10 fps)."""
+        fps = fps if fps and 1 <= fps <= 240 else 10.0
+        return cls(**{"still_frames": max(2, round(0.3 * fps)),
+                      "reading_gap": max(1, round(0.1 * fps)), **overrides})
+
+
+@dataclass
+class TrackEvent:
+    kind: str                     # move | table | desync | resync
+    frame: int
+    data: dict                    # JSON-ready
+    stills: tuple = (None, None)  # (before, after) pictures for a move's evidence
+    outlines: tuple = ((), ())    # the involved cards' corners in those pictures
+
+

@@ -1,0 +1,88 @@
+"""Small pure functions over tables: chains of card codes, track ids and links.
+
+Shared by the tracker's settling, naming and record keeping; nothing here has state.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from companion.game.cards import Card, Kind
+from companion.game.deck import Deck
+
+from .reading import Reading
+
+
+def canonical_chain(chain: Sequence[str]) -> tuple:
+    forward = tuple(chain)
+    backward = tuple(Card.parse(c).flipped().code for c in reversed(chain))
+    return min(forward, backward)
+
+
+def reading_signature(reading: Reading, deck: Deck) -> list:
+    """What a reading says, independent of card ids and listing order."""
+    by_id = reading.by_id()
+    chains = []
+    for chain in reading.chains:
+        codes = tuple(deck.identity(by_id[i].card).code for i in chain)
+        chains.append(min(codes, codes[::-1]))
+    return sorted(chains)
+
+
+def neighbour_directions(tracks: dict, chain: list[int], i: int):
+    """Directions from a chain's i-th card to the cards before and after it (None at an end)."""
+    here = tracks[chain[i]].centre
+    prev = tracks[chain[i - 1]].centre - here if i > 0 else None
+    nxt = tracks[chain[i + 1]].centre - here if i + 1 < len(chain) else None
+    return prev, nxt
+
+
+def facing_colours(ids: list[int], codes: list[str], i: int) -> dict[int, str]:
+    card = Card.parse(codes[i])
+    if card.kind is not Kind.MIDDLE:
+        return {}
+    out = {}
+    if i > 0:
+        out[ids[i - 1]] = card.colours[0]
+    if i + 1 < len(ids):
+        out[ids[i + 1]] = card.colours[1]
+    return out
+
+
+def same_card(a: str | None, b: str) -> bool:
+    if a is None:
+        return False
+    return a == b or Card.parse(a).flipped().code == b
+
+
+def code_of(entry: dict, track: int) -> str | None:
+    for ids, codes in zip(entry["tracks"], entry["table"]):
+        for t, code in zip(ids, codes):
+            if t == track:
+                return code
+    return None
+
+
+def chains_from_links(nodes: set, edges: set) -> list[list[int]] | None:
+    """Chains from links: every node has at most two neighbours and there is no loop; else None."""
+    neighbours: dict[int, list[int]] = {t: [] for t in nodes}
+    for edge in edges:
+        a, b = tuple(edge)
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    if any(len(v) > 2 for v in neighbours.values()):
+        return None
+    seen: set = set()
+    chains = []
+    for start in sorted(nodes):
+        if start in seen or len(neighbours[start]) == 2:
+            continue
+        chain, prev, here = [], None, start
+        while here is not None:
+            chain.append(here)
+            seen.add(here)
+            nxt = [n for n in neighbours[here] if n != prev]
+            prev, here = here, (nxt[0] if nxt else None)
+        chains.append(chain)
+    if len(seen) != len(nodes):
+        return None  # a loop
+    return chains
