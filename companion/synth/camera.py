@@ -70,10 +70,10 @@ class Camera:
         r2 = (n * n).sum(1, keepdims=True)
         return n * (1 + self.k1 * r2) * self.focal + np.array(self.principal)
 
-    def distort_points(self, uv_undistorted: np.ndarray) -> np.ndarray:
+    def distort_points(self, uv_undistorted: np.ndarray, iterations: int = 20) -> np.ndarray:
         nu = self._norm(np.asarray(uv_undistorted, np.float64).reshape(-1, 2))
         nd = nu.copy()
-        for _ in range(20):
+        for _ in range(iterations):
             r2 = (nd * nd).sum(1, keepdims=True)
             nd = nu / (1 + self.k1 * r2)
         return nd * self.focal + np.array(self.principal)
@@ -82,10 +82,15 @@ class Camera:
         """Table millimetres -> output (distorted) image pixels."""
         return self.distort_points(self.to_undistorted(xy))
 
-    def distort_image(self, img: np.ndarray, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
-        if self.k1 == 0.0:
+    def distort_image(self, img: np.ndarray, interpolation: int = cv2.INTER_LINEAR,
+                      shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+        """The undistorted picture as the lens shows it, moved by `shift` pixels (camera shake)."""
+        if self.k1 == 0.0 and shift == (0.0, 0.0):
             return img
-        mx, my = _distortion_maps(self.size, self.focal, self.principal, self.k1)
+        if self.k1 == 0.0:
+            S = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+            return cv2.warpAffine(img, S, self.size, flags=interpolation, borderMode=cv2.BORDER_REPLICATE)
+        mx, my = _distortion_maps(self.size, self.focal, self.principal, self.k1, tuple(shift))
         return cv2.remap(img, mx, my, interpolation, borderMode=cv2.BORDER_REPLICATE)
 
     def visible_table(self, inset_px: float = 0.0, per_edge: int = 12) -> np.ndarray:
@@ -103,12 +108,13 @@ class Camera:
 
 
 @lru_cache(maxsize=8)
-def _distortion_maps(size, focal, principal, k1):
+def _distortion_maps(size, focal, principal, k1, shift=(0.0, 0.0)):
     # x_u = cx + f nx (1 + k (nx^2 + ny^2)) separates into a row term plus an
     # outer product: two broadcasts instead of a dozen full-size operations.
+    # Output pixel p shows the lens picture at p - shift.
     w, h = size
-    nx = ((np.arange(w) - principal[0]) / focal).astype(np.float32)
-    ny = ((np.arange(h) - principal[1]) / focal).astype(np.float32)
+    nx = ((np.arange(w) - shift[0] - principal[0]) / focal).astype(np.float32)
+    ny = ((np.arange(h) - shift[1] - principal[1]) / focal).astype(np.float32)
     mx = (principal[0] + focal * nx * (1 + k1 * nx * nx))[None, :] + (focal * k1 * nx)[None, :] * (ny * ny)[:, None]
     my = (principal[1] + focal * ny * (1 + k1 * ny * ny))[:, None] + (focal * k1 * ny)[:, None] * (nx * nx)[None, :]
     return mx.astype(np.float32), my.astype(np.float32)

@@ -137,6 +137,16 @@ def grow_rect(corners: np.ndarray, by: float) -> np.ndarray:
     return np.array([tl - by * (u1 + u2), tr + by * (u1 - u2), br + by * (u1 + u2), bl - by * (u1 - u2)])
 
 
+def grow_rects(corners: np.ndarray, by: float) -> np.ndarray:
+    """`grow_rect` of many rectangles at once (n x 4 x 2)."""
+    tl, tr, bl = corners[:, 0], corners[:, 1], corners[:, 3]
+    u1 = tr - tl
+    u1 /= np.maximum(1e-9, np.sqrt((u1 * u1).sum(1, keepdims=True)))
+    u2 = bl - tl
+    u2 /= np.maximum(1e-9, np.sqrt((u2 * u2).sum(1, keepdims=True)))
+    return corners + by * np.stack([-(u1 + u2), u1 - u2, u1 + u2, -(u1 - u2)], 1)
+
+
 class Occupancy:
     """A coarse grid of the visible table: which cells are taken or off the picture."""
 
@@ -154,6 +164,7 @@ class Occupancy:
         # cells its shrunk outline covers, so it may reach about a cell beyond them.
         self.taken = cv2.dilate(self.taken, np.ones((5, 5), np.uint8))
         self.weights = None
+        self._mass = None          # cumulative weights of the free cells, until a `take`
         if weight is not None:
             rows, cols = np.indices(self.taken.shape)
             centres = self.origin + (np.stack([cols, rows], -1).reshape(-1, 2) + 0.5) * cell
@@ -162,31 +173,56 @@ class Occupancy:
     def _px(self, pts: np.ndarray) -> np.ndarray:
         return np.round((np.asarray(pts) - self.origin) / self.cell * 16).astype(np.int32)
 
-    def _mask(self, polys, grow: float) -> np.ndarray:
-        m = np.zeros_like(self.taken)
-        for poly in polys:
-            cv2.fillPoly(m, [self._px(grow_rect(poly, grow))], 1, lineType=cv2.LINE_8, shift=4)
-        return m
+    def _masks(self, polys, grow: float):
+        """Each rectangle's cells, drawn only over the box the rectangles cover (a layout
+        tries many spots: whole-grid masks were most of its cost).  Returns the masks
+        and the box's slices of the grid, or (None, None) when they miss the grid."""
+        pts = self._px(grow_rects(np.asarray(polys, float).reshape(-1, 4, 2), grow))
+        allpts = pts.reshape(-1, 2)
+        rows, cols = self.taken.shape
+        x0, y0 = max(0, int(allpts[:, 0].min()) // 16 - 1), max(0, int(allpts[:, 1].min()) // 16 - 1)
+        x1, y1 = min(cols, int(allpts[:, 0].max()) // 16 + 2), min(rows, int(allpts[:, 1].max()) // 16 + 2)
+        if x1 <= x0 or y1 <= y0:
+            return None, None
+        shift = np.array([x0 * 16, y0 * 16], np.int32)
+        masks = []
+        for p in pts:
+            m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(m, [p - shift], 1, lineType=cv2.LINE_8, shift=4)
+            masks.append(m)
+        return masks, (slice(y0, y1), slice(x0, x1))
 
     def free(self, polys, shrink: float) -> bool:
-        return not np.any(self._mask(polys, -shrink) & self.taken)
+        masks, box = self._masks(polys, -shrink)
+        if masks is None:
+            return True
+        taken = self.taken[box]
+        return not any(np.any(m & taken) for m in masks)
 
     def disjoint(self, polys, shrink: float) -> bool:
         """No two of these rectangles overlap (beyond `shrink` of touching)."""
-        seen = np.zeros_like(self.taken)
-        for poly in polys:
-            m = self._mask([poly], -shrink)
+        masks, _ = self._masks(polys, -shrink)
+        if masks is None:
+            return True
+        seen = np.zeros_like(masks[0])
+        for m in masks:
             if np.any(m & seen):
                 return False
             seen |= m
         return True
 
     def take(self, polys, grow: float) -> None:
-        self.taken |= self._mask(polys, grow)
+        masks, box = self._masks(polys, grow)
+        if masks is not None:
+            for m in masks:
+                self.taken[box] |= m
+        self._mass = None
 
     def random_point(self, rng: np.random.Generator) -> np.ndarray | None:
         if self.weights is not None:
-            mass = np.cumsum(np.where(self.taken == 0, self.weights, 0.0).ravel())
+            if self._mass is None:
+                self._mass = np.cumsum(np.where(self.taken == 0, self.weights, 0.0).ravel())
+            mass = self._mass
             if mass[-1] <= 0:
                 return None
             r, c = np.unravel_index(int(np.searchsorted(mass, rng.uniform() * mass[-1], side="right")),

@@ -7,6 +7,7 @@ Look and only drift it a little (`Look.drifted`).  The light field is built at
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from statistics import NormalDist
 
 import cv2
 import numpy as np
@@ -78,8 +79,12 @@ def sample_look(tier: Tier, rng: np.random.Generator) -> Look:
     )
 
 
-def light_field(look: Look, size: tuple[int, int], hand_mask: np.ndarray | None = None) -> np.ndarray:
-    """Brightness multiplier over the picture (float32 h x w), shadows included."""
+def light_field_small(look: Look, size: tuple[int, int]) -> np.ndarray:
+    """Brightness multiplier (exposure and shadows included) at 1/8 of the picture `size`.
+
+    Light varies slowly, so it is drawn small; pixel (i, j) covers the picture
+    the way `cv2.resize` to `size` spreads it.
+    """
     w, h = size
     sw, sh = max(8, w // 8), max(6, h // 8)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
@@ -104,33 +109,53 @@ def light_field(look: Look, size: tuple[int, int], hand_mask: np.ndarray | None 
             cv2.line(blob, c, far, 1.0, max(1, int(a * 0.7)))
         blob = cv2.GaussianBlur(blob, (0, 0), max(0.8, a * 0.35))
         shade = np.maximum(shade, blob * s.depth)
-    if hand_mask is not None:
-        shade = np.maximum(shade, cv2.resize(hand_mask, (sw, sh), interpolation=cv2.INTER_AREA))
     field_ *= 1.0 - shade
-    return cv2.resize(field_ * look.exposure, (w, h), interpolation=cv2.INTER_LINEAR)
+    return (field_ * look.exposure).astype(np.float32)
 
 
-def apply_light(img: np.ndarray, look: Look, field_: np.ndarray, gloss: np.ndarray | None) -> np.ndarray:
-    """img float32 BGR 0-255 -> lit float32 (still unclipped, never negative)."""
+def light_field(look: Look, size: tuple[int, int]) -> np.ndarray:
+    """Brightness multiplier over the picture (float32 h x w), shadows included."""
+    return cv2.resize(light_field_small(look, size), size, interpolation=cv2.INTER_LINEAR)
+
+
+def colour_cast(look: Look) -> np.ndarray:
+    """BGR gains of the light the white balance did not correct (mean 1)."""
     cast = kelvin_gains(look.kelvin) ** (1.0 - look.white_balance)
-    cast = cast / cast.mean()
-    field_ = np.asarray(field_, np.float32)
-    out = cv2.multiply(np.asarray(img, np.float32), cv2.merge([field_ * float(g) for g in cast]))
-    strength, gx, gy, gr = look.glare
-    if gloss is not None and strength > 0:
-        h, w = img.shape[:2]
-        sw, sh = max(8, w // 8), max(6, h // 8)
-        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
-        blob = np.exp(-(((xx + 0.5) / sw - gx) ** 2 + (((yy + 0.5) / sh - gy) * h / w) ** 2) / (gr * gr))
-        blob = cv2.resize(blob, (w, h), interpolation=cv2.INTER_LINEAR)
-        sheen = cv2.multiply(blob.astype(np.float32), gloss.astype(np.float32), scale=strength * 230.0)
-        out = cv2.add(out, cv2.merge([sheen, sheen, sheen]))
+    return cast / cast.mean()
+
+
+def expose(img: np.ndarray, look: Look, field_small: np.ndarray, gloss: np.ndarray | None = None,
+           glare_at: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Light a float32 BGR picture: uint8 out (saturated), as the sensor records it.
+
+    `field_small` is the brightness (`light_field_small`) sampled for this
+    picture's pixels; `glare_at` (x, y, radius in pixels) the lamp's reflection,
+    added where `gloss` (0-1 per pixel) says the surface shines.  Full-size
+    work is one resize and one multiply; the glare touches only its own box.
+    """
+    h, w = img.shape[:2]
+    field3 = cv2.merge([field_small * float(g) for g in colour_cast(look)])
+    out = cv2.multiply(np.asarray(img, np.float32), cv2.resize(field3, (w, h), interpolation=cv2.INTER_LINEAR),
+                       dtype=cv2.CV_8U)
+    strength = look.glare[0]
+    if gloss is not None and glare_at is not None and strength > 0:
+        gx, gy, r = glare_at
+        reach = 3.0 * r          # exp(-9) of the peak: far below one grey level
+        x0, x1 = max(0, int(gx - reach)), min(w, int(gx + reach) + 1)
+        y0, y1 = max(0, int(gy - reach)), min(h, int(gy + reach) + 1)
+        if x1 > x0 and y1 > y0:
+            bx = np.exp(-((np.arange(x0, x1, dtype=np.float32) - gx) / r) ** 2)
+            by = np.exp(-((np.arange(y0, y1, dtype=np.float32) - gy) / r) ** 2)
+            sheen = cv2.multiply(np.outer(by, bx).astype(np.float32), gloss[y0:y1, x0:x1], scale=strength * 230.0)
+            s8 = cv2.convertScaleAbs(sheen)
+            out[y0:y1, x0:x1] = cv2.add(out[y0:y1, x0:x1], cv2.merge([s8, s8, s8]))
     return out
 
 
 def apply_sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.ndarray:
-    """Blur, noise and 8-bit quantisation: float32 in, uint8 BGR out."""
-    img = cv2.convertScaleAbs(np.asarray(img, np.float32))   # saturating cast; the input is >= 0
+    """Blur, noise and 8-bit quantisation: uint8 BGR out (float input is saturated first)."""
+    if img.dtype != np.uint8:
+        img = cv2.convertScaleAbs(np.asarray(img, np.float32))   # saturating cast; the input is >= 0
     if look.focus_blur > 0.25:
         img = cv2.GaussianBlur(img, (0, 0), look.focus_blur)
     length, angle = look.motion
@@ -143,14 +168,33 @@ def apply_sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.nd
         img = cv2.filter2D(img, -1, kernel / kernel.sum())
     if look.noise_sigma > 0:
         h, w = img.shape[:2]
-        # per-pixel sensor noise (OpenCV's generator, seeded from ours) plus chroma blotches
-        noise = np.empty((h, w, 3), np.int16)
-        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-        cv2.randn(noise, 0.0, float(look.noise_sigma))
-        chroma = rng.standard_normal((max(2, h // 6), max(2, w // 6), 3)).astype(np.float32) * (look.noise_sigma * 0.4)
-        noise += cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.int16)
-        img = np.clip(cv2.add(img.astype(np.int16), noise), 0, 255).astype(np.uint8)
+        sigma = float(look.noise_sigma)
+        # as a camera's JPEG shows it: fine grain in brightness, per pixel; colour noise
+        # coarser (demosaicing and chroma subsampling smear it over a few pixels) and
+        # blotchy.  Random bytes read through a normal's 256 quantiles make the grain
+        # (a fifth of the cost of drawing normals; the noise is whole grey levels anyway).
+        grain = cv2.LUT(_random_bytes(rng, (h, w)), _normal_levels(0.85 * sigma))
+        hh, hw = max(2, h // 2), max(2, w // 2)
+        colour = cv2.LUT(_random_bytes(rng, (hh, hw, 3)), _normal_levels(0.7 * sigma))
+        blotch = (rng.standard_normal((max(2, h // 6), max(2, w // 6), 3)) * (0.4 * sigma)).astype(np.int16)
+        noise = cv2.add(cv2.resize(colour, (w, h), interpolation=cv2.INTER_LINEAR),
+                        cv2.resize(blotch, (w, h), interpolation=cv2.INTER_LINEAR))
+        noise = cv2.add(noise, cv2.merge([grain, grain, grain]))
+        img = cv2.add(img, noise, dtype=cv2.CV_8U)
     return img
+
+
+def _random_bytes(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return np.frombuffer(rng.bytes(int(np.prod(shape))), np.uint8).reshape(shape)
+
+
+def _normal_levels(sigma: float) -> np.ndarray:
+    """256 equally likely levels of a normal distribution of `sigma`, rounded (int16 LUT)."""
+    z = np.array([_NORMAL.inv_cdf((i + 0.5) / 256) for i in range(256)])
+    return np.round(z * sigma).astype(np.int16)
+
+
+_NORMAL = NormalDist()
 
 
 def jpeg_round_trip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:

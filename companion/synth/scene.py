@@ -28,7 +28,7 @@ from . import props as P
 from .camera import Camera
 from .cards import RAINBOW, card_alpha, render_card
 from .layout import ChainStyle, Item, Layout, Occupancy, Pose, fit_chain, fit_fan, fit_thing
-from .light import Look, apply_light, apply_sensor, jpeg_round_trip, light_field, sample_look
+from .light import Look, apply_sensor, expose, jpeg_round_trip, light_field_small, sample_look
 from .states import POOL_SIZE, Game, pooled_game
 from .styles import GLOSS, TRAIN_STYLES, Print, check_style, sample_print
 from .surfaces import list_textures, make_surface
@@ -72,7 +72,7 @@ def _jsonable(o):
 # --------------------------------------------------------------------------- faces
 
 class FaceCache:
-    """Card faces of one printing, drawn once per size bucket (powers of sqrt 2)."""
+    """Card faces of one printing, drawn once per size bucket (quarter octaves: at most 19 % over)."""
 
     def __init__(self, print_: Print, aspect: float):
         self.print_ = print_
@@ -82,7 +82,7 @@ class FaceCache:
 
     def get(self, card: Card | None, short_px: float) -> np.ndarray:
         """BGRA uint8 portrait face about `short_px` wide (never smaller)."""
-        bucket = int(round(2 ** (math.ceil(2 * math.log2(max(12.0, short_px))) / 2)))
+        bucket = int(round(2 ** (math.ceil(4 * math.log2(max(12.0, short_px))) / 4)))
         bucket = min(bucket, 420)
         ident = card.identity(RAINBOW) if card is not None else None
         key = (ident.code if ident is not None else "back", bucket)
@@ -320,7 +320,7 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
     canvas = world.background.copy()
     label = np.zeros((H, W), np.uint16)
     cards_only = np.zeros((H, W), np.uint16)     # the label were hands and props not there
-    gloss = np.zeros((H, W), np.float32)
+    gloss = np.zeros((H, W), np.float32) if look.glare[0] > 0 else None
     card_gloss = GLOSS[world.style]
     light_dir = np.array([math.cos(look.gradient[1]), math.sin(look.gradient[1])])
     for item in items:
@@ -352,35 +352,36 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
         T = np.array([[1, 0, -cx0], [0, 1, -cy0], [0, 0, 1.0]])
         warped = cv2.warpPerspective(src, T @ M, (cx1 - cx0, cy1 - cy0), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        a = warped[..., 3].astype(np.float32) * (1 / 255.0)
+        a8 = warped[..., 3]
+        a = a8.astype(np.float32) * (1 / 255.0)
         roi = canvas[cy0:cy1, cx0:cx1]
         # its shadow first: offset away from the light, softer the higher it stands
         shadow = _soft_shadow(a, offset, sigma)
         depth = 0.35 if height < 1 else 0.5
-        roi *= (1.0 - depth * shadow)[..., None]
-        colour = warped[..., :3].astype(np.float32)
+        colour = cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR).astype(np.float32)
         if item.shade != 1.0:
             colour *= item.shade
-        roi += (colour - roi) * a[..., None]
-        gl_roi = gloss[cy0:cy1, cx0:cx1]
-        gl_roi += ((card_gloss if gl is None else gl) - gl_roi) * a
+        # whole-ROI OpenCV blends: a single-channel weight per pixel over three channels
+        lit = 1.0 - depth * shadow
+        shaded = cv2.blendLinear(roi, np.zeros_like(roi), lit, 1.0 - lit)
+        roi[...] = cv2.blendLinear(colour, shaded, a, 1.0 - a)
+        if gloss is not None:
+            gl_roi = gloss[cy0:cy1, cx0:cx1]
+            gl_roi += ((card_gloss if gl is None else gl) - gl_roi) * a
         tid = truth_ids.get(id(item))
-        label[cy0:cy1, cx0:cx1][a > 0.5] = 0 if tid is None else tid + 1
+        mask = a8 > 127          # alpha > 0.5
+        label[cy0:cy1, cx0:cx1][mask] = 0 if tid is None else tid + 1
         if item.what in ("card", "back", "unknown"):
-            cards_only[cy0:cy1, cx0:cx1][a > 0.5] = 0 if tid is None else tid + 1
+            cards_only[cy0:cy1, cx0:cx1][mask] = 0 if tid is None else tid + 1
 
-    canvas = cam.distort_image(canvas)
-    label = cam.distort_image(label, cv2.INTER_NEAREST)
-    cards_only = cam.distort_image(cards_only, cv2.INTER_NEAREST)
-    gloss = cam.distort_image(gloss)
-    if shake != (0.0, 0.0):
-        S = np.float32([[1, 0, shake[0]], [0, 1, shake[1]]])
-        canvas = cv2.warpAffine(canvas, S, (W, H), borderMode=cv2.BORDER_REFLECT)
-        label = cv2.warpAffine(label, S, (W, H), flags=cv2.INTER_NEAREST)
-        cards_only = cv2.warpAffine(cards_only, S, (W, H), flags=cv2.INTER_NEAREST)
-        gloss = cv2.warpAffine(gloss, S, (W, H))
-    lit = apply_light(canvas, look, light_field(look, (W, H)), gloss)
-    img = apply_sensor(lit, look, rng)
+    # light falls on the table, so it is applied before the lens bends the picture:
+    # the light field (drawn over the final picture) is looked up where each pixel lands
+    shake = (float(shake[0]), float(shake[1]))
+    img = expose(canvas, look, _field_on_table(cam, look, shake), gloss, _glare_on_table(cam, look, shake))
+    img = cam.distort_image(img, shift=shake)
+    label = cam.distort_image(label, cv2.INTER_NEAREST, shift=shake)
+    cards_only = cam.distort_image(cards_only, cv2.INTER_NEAREST, shift=shake)
+    img = apply_sensor(img, look, rng)
     data = b""
     if jpeg:
         img, data = jpeg_round_trip(img, look.jpeg_quality)
@@ -405,6 +406,32 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
 
 def _convex(quad: np.ndarray) -> np.ndarray:
     return cv2.convexHull(quad.astype(np.float32)).reshape(-1, 2)
+
+
+def _field_on_table(cam: Camera, look: Look, shake: tuple[float, float]) -> np.ndarray:
+    """The small light field (`light_field_small`) resampled for the undistorted picture."""
+    W, H = cam.size
+    small = light_field_small(look, (W, H))
+    if cam.k1 == 0.0 and shake == (0.0, 0.0):
+        return small
+    sh, sw = small.shape
+    xs = (np.arange(sw) + 0.5) * (W / sw) - 0.5
+    ys = (np.arange(sh) + 0.5) * (H / sh) - 0.5
+    grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+    # where these pixels land in the picture (6 steps of the solve: within 0.1 px at this size)
+    p = cam.distort_points(grid, iterations=6) + np.array(shake)
+    mx = ((p[:, 0] + 0.5) * (sw / W) - 0.5).reshape(sh, sw).astype(np.float32)
+    my = ((p[:, 1] + 0.5) * (sh / H) - 0.5).reshape(sh, sw).astype(np.float32)
+    return cv2.remap(small, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _glare_on_table(cam: Camera, look: Look, shake: tuple[float, float]) -> tuple[float, float, float]:
+    """The glare's centre and radius (px) in the undistorted picture."""
+    W, H = cam.size
+    _, gx, gy, gr = look.glare
+    centre = np.array([[gx * W - 0.5 - shake[0], gy * H - 0.5 - shake[1]]])
+    x, y = cam.undistort_points(centre)[0]
+    return float(x), float(y), float(gr * W)
 
 
 NEAREST_DEPTH = 0.1   # of the camera's distance to the table centre: nearer is far outside the picture
