@@ -20,27 +20,37 @@ from __future__ import annotations
 
 from itertools import permutations
 
+import cv2
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
+from companion.vision.features import paper_colour, warp_card
 
 from .measure import measure_cards
 
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
-SCENE_VARIANCE = 36.0     # Lab units^2 added to every colour model: play light is not calibration light
-# Weight of this deck's colour models beside the trained colour model.  Measured on hard-tier scenes of
-# unseen decks under the held-out light (truth outlines, 67 ends): model alone 98.5% of ends right,
-# weight 0.3 97.0%, weight 1 82.1%.  A model fitted on one calmly lit photo does not carry over to
-# shadows, glare and blur as well as the trained one: with a recogniser the deck's pairs decide, not its inks.
-PROFILE_WEIGHT = 0.0
+SCENE_VARIANCE = 9.0      # Lab units^2 added to every colour model: play light is not calibration light
+# Weight of this deck's colour models beside the trained colour model (log p_model + w log p_deck).
+# The deck's models are Gaussians of the inks' reflectance against their own paper
+# (`measure.reflectance_lab`), which a lamp's colour and a card's shading cancel from.
+PROFILE_WEIGHT = 0.3
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
+WHITE_BALANCE = "frame"   # "frame": gains from the paper of this frame's cards; "profile": the calibration's
+MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
+BIAS_BEFORE_THRESHOLD = True
+UNKNOWN_NEEDS_BOTH = True
 
 
 class ProfileAdapter:
     def __init__(self, colours: tuple[str, ...], means: np.ndarray, covs: np.ndarray, deck: Deck | None,
-                 kind_bias: dict[str, float], head_shape: dict | None):
+                 kind_bias: dict[str, float], head_shape: dict | None, reflectance: bool = False,
+                 gains_bgr: np.ndarray | None = None):
         self.colours = colours
+        self.reflectance = reflectance      # the models are over `refl_lab` (else the older `ink_lab`)
+        self.gains_bgr = None if gains_bgr is None else np.asarray(gains_bgr, np.float32)
+        self._adapted: tuple | None = None
         self.means = means
         covs = covs + np.eye(3)[None] * SCENE_VARIANCE
         self._inv = np.linalg.inv(covs)
@@ -48,6 +58,7 @@ class ProfileAdapter:
         self.kind_bias = kind_bias
         self.head_shape = head_shape
         self.pairs = None
+        self.deck = deck
         if deck is not None:
             self.pairs = {frozenset(c.colours) for c, n in deck.counts.items() if c.kind is Kind.MIDDLE and n}
 
@@ -58,6 +69,9 @@ class ProfileAdapter:
         models = raw.get("colour_models")
         if not models:
             return None
+        reflectance = bool(raw.get("colour_models_reflectance"))
+        if reflectance:
+            models = raw["colour_models_reflectance"]
         colours = tuple(c for c in profile.colours if c in models)
         means = np.array([models[c]["mean"] for c in colours], float)
         covs = np.array([models[c]["cov"] for c in colours], float)
@@ -68,7 +82,38 @@ class ProfileAdapter:
             except ValueError:
                 deck = None
         ka = raw.get("kind_adaptation", {}) or {}
-        return cls(colours, means, covs, deck, dict(ka.get("kind_bias", {}) or {}), ka.get("head_shape"))
+        gains = (raw.get("white_balance") or {}).get("gains_bgr")
+        return cls(colours, means, covs, deck, dict(ka.get("kind_bias", {}) or {}), ka.get("head_shape"),
+                   reflectance, gains)
+
+    # -- the frame as the trained models should see it
+    def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:
+        return white_balanced(image, outlines, self.gains_bgr if WHITE_BALANCE else None)
+
+    def recognise(self, image: np.ndarray, outlines: list, recogniser) -> list:
+        """The recogniser's readings of `outlines`, made with what the calibration learned:
+        kinds from the white-balanced frame with this deck's kind offsets applied before the
+        recogniser's face/unknown thresholds, then colours and kinds re-decided by `adapt`."""
+        seen = self.balance(image, outlines)
+        readings = self._biased(recogniser).recognise(seen, outlines)
+        if UNKNOWN_NEEDS_BOTH and any(r.kind == "unknown" for r in readings):
+            # made grey, a patterned cloth's light squares pass for card paper: an object that is no
+            # card of this deck is reported only when the frame as photographed shows it as a card too
+            kept = {id(r.outline) for r in recogniser.recognise(image, outlines)}
+            readings = [r for r in readings if r.kind != "unknown" or id(r.outline) in kept]
+        return self.adapt(image, readings, recogniser, biased=BIAS_BEFORE_THRESHOLD)
+
+    def _biased(self, recogniser):
+        if not (BIAS_BEFORE_THRESHOLD and self.kind_bias):
+            return recogniser
+        if self._adapted is None or self._adapted[0] is not recogniser:
+            from companion.vision.recognise import Recogniser
+            models = {"edge": recogniser.edge, "kind": BiasedKinds(recogniser.kind, self.kind_bias),
+                      "colour": recogniser.colour, "meta": recogniser.meta,
+                      "thresholds": {"min_face_probability": recogniser.min_face_probability,
+                                     "min_unknown_probability": recogniser.min_unknown_probability}}
+            self._adapted = (recogniser, Recogniser(models))
+        return self._adapted[1]
 
     # -- colours
     def colour_log_likelihood(self, lab: np.ndarray) -> np.ndarray:
@@ -76,20 +121,23 @@ class ProfileAdapter:
         m = np.einsum("nki,kij,nkj->nk", d, self._inv, d)
         return -0.5 * (m + self._logdet[None])
 
-    def adapt(self, image: np.ndarray, readings: list, recogniser=None) -> list:
+    def adapt(self, image: np.ndarray, readings: list, recogniser=None, biased: bool = False) -> list:
         """Re-decide kinds and colours in place; with the `recogniser`, its colour beliefs are
-        combined with the profile's (each end: log p_model + PROFILE_WEIGHT * log p_profile)."""
+        combined with the profile's (each end: log p_model + PROFILE_WEIGHT * log p_profile).
+        `biased`: the readings' kind probabilities already carry this deck's kind offsets."""
         faces = [r for r in readings if r.kind in ONE_END or r.kind == "middle"]
         if not faces:
             return readings
         looks = measure_cards(image, [r.outline for r in faces])
         model = self._model_colours(recogniser, image, faces) if recogniser is not None else None
+        singles: dict[str, list] = {"head": [], "tail": []}
         for n, (r, lk) in enumerate(zip(faces, looks)):
-            kind_p = self._kind(r, lk)
+            kind_p = self._kind(r, lk, biased)
             edges = list(r.edge_order)
             if r.kind in ("head", "tail", "middle"):
                 weight = PROFILE_WEIGHT if model is not None else 1.0   # alone, the profile decides
-                ll = weight * self.colour_log_likelihood(lk.ink_lab[edges]) if edges else None
+                ink = lk.refl_lab if self.reflectance else lk.ink_lab
+                ll = weight * self.colour_log_likelihood(ink[edges]) if edges else None
                 if model is not None and edges:
                     ll = ll + np.log(np.maximum(model[n][edges], 1e-4))
             if r.kind == "middle" and len(edges) == 2:
@@ -103,10 +151,31 @@ class ProfileAdapter:
                 k = int(post.argmax())
                 r.colours = [self.colours[k]]
                 r.confidence = round(float(kind_p * post[k]), 4)
+                singles[r.kind].append((r, post, kind_p))
             else:
                 r.colours = []
                 r.confidence = round(float(kind_p), 4)
+        for kind, group in singles.items():
+            self._one_each(Kind(kind), group)
         return readings
+
+    def _one_each(self, kind: Kind, group: list) -> None:
+        """The deck holds each head (and tail) colour as often as its composition says, once by
+        default: two heads read as one colour cannot both be right, so the frame's heads are
+        named together, the likeliest naming in which no colour is used more often than that."""
+        if len(group) < 2 or len({r.colours[0] for r, _, _ in group}) == len(group):
+            return
+        slots = [k for k, c in enumerate(self.colours)
+                 for _ in range(self.deck.count(Card(kind, (c,))) if self.deck is not None else 1)]
+        if len(slots) < len(group):
+            return      # more of them than the deck holds: something else is wrong, leave the reading
+        post = np.array([p for _, p, _ in group])
+        rows, cols = linear_sum_assignment(-np.log(np.maximum(post[:, slots], 1e-9)))
+        for i, j in zip(rows, cols):
+            r, p, kind_p = group[i]
+            k = slots[j]
+            r.colours = [self.colours[k]]
+            r.confidence = round(float(kind_p * p[k]), 4)
 
     def _model_colours(self, recogniser, image, faces) -> list[np.ndarray]:
         """The trained colour model's probabilities, (4, colours) per card, in the profile's colour order."""
@@ -138,13 +207,14 @@ class ProfileAdapter:
         return keys[j], float(p[j])
 
     # -- kinds
-    def _kind(self, r, look) -> float:
+    def _kind(self, r, look, biased: bool = False) -> float:
         """Re-decide a one-ended card's kind (among one-ended kinds); the kind's probability."""
         probs = dict(r.kind_probs or {})
         if not probs:
             return 1.0
         group = ONE_END if r.kind in ONE_END else ("middle",)
-        z = {k: np.log(max(probs.get(k, 0.0), 1e-6)) + self.kind_bias.get(k, 0.0) for k in probs}
+        z = {k: np.log(max(probs.get(k, 0.0), 1e-6)) + (0.0 if biased else self.kind_bias.get(k, 0.0))
+             for k in probs}
         if r.kind in ONE_END and self.head_shape and r.edge_order:
             hs = self.head_shape
             x = float(look.far_shape[r.edge_order[0]])
@@ -165,6 +235,45 @@ class ProfileAdapter:
         if best in ("rainbow_head", "rainbow_tail"):
             r.colours = []
         return float(post.get(best, 1.0))
+
+
+def paper_gains(image: np.ndarray, outlines: list, fallback: np.ndarray | None = None) -> np.ndarray | None:
+    """Per-channel gains that make the cards' paper grey in this frame.
+
+    The trained models never saw a lamp as orange as a candle with the camera's
+    white balance off; dividing the cast out brings such a frame back among
+    what they know.  The cast is read off the paper of this frame's own cards
+    (so a lamp changed since calibration is followed), or taken from the
+    calibration photo's paper (`fallback`) when too few cards are in view.
+    """
+    if WHITE_BALANCE == "frame" and len(outlines) >= MIN_PAPERS:
+        papers = np.array([paper_colour(warp_card(image, o.corners)) for o in outlines], np.float64)
+        paper = np.median(papers, axis=0)
+        return (float(np.mean(paper)) / np.maximum(paper, 1.0)).astype(np.float32)
+    return fallback
+
+
+def white_balanced(image: np.ndarray, outlines: list, fallback: np.ndarray | None = None) -> np.ndarray:
+    """The frame with `paper_gains` applied (itself when there is nothing to go by)."""
+    g = paper_gains(image, outlines, fallback) if WHITE_BALANCE else None
+    if g is None:
+        return image
+    lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * g[None, :], 0, 255).round().astype(np.uint8)
+    return cv2.LUT(image, lut.reshape(256, 1, 3))
+
+
+class BiasedKinds:
+    """The trained kind model with this deck's per-kind log-prior offsets (fitted at calibration)."""
+
+    def __init__(self, model, bias: dict[str, float]):
+        self.model = model
+        self.classes_ = model.classes_
+        self._b = np.array([float(bias.get(str(k), 0.0)) for k in model.classes_])
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        z = np.log(np.maximum(self.model.predict_proba(x), 1e-9)) + self._b[None]
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
 
 
 def adapted_card(r) -> Card | None:

@@ -4,14 +4,20 @@ The measurements reuse the vision's own card patch and white balance
 (`companion.vision.features`), so the colour models written into a profile
 live in exactly the space the recogniser compares against at analyze time:
 the median balanced Lab where a body meets a connecting edge (`c_L, c_a, c_b`).
+
+`refl_lab` is the deck's colour models' space: each pixel divided by the card's
+own paper, channel by channel, so a lamp's colour and how brightly the card is
+lit (a shadow over the whole card, a dim corner of the table) cancel; what is
+left is the ink's reflectance relative to its paper, as Lab.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
-from companion.vision.features import PATCH, end_features, prepare, rotations, warp_card
+from companion.vision.features import PATCH, end_features, paper_colour, prepare, rotations, warp_card
 from companion.vision.outline import CardOutline
 
 C_L, C_A, C_B, C_CHROMA, C_MINUS_S, INK_FRAC = 0, 1, 2, 3, 10, 11
@@ -23,6 +29,7 @@ class CardLook:
     outline: CardOutline
     end_lab: np.ndarray        # (4, 3) balanced Lab at each outline edge's middle (the vision's c_L, c_a, c_b)
     ink_lab: np.ndarray        # (4, 3) balanced Lab of the coloured ink alone near each edge (paper and outline left out)
+    refl_lab: np.ndarray       # (4, 3) the same ink as Lab of its reflectance against the card's paper (see above)
     end_score: np.ndarray      # (4,) how strongly a body meets each edge (ink against paper)
     contrast: np.ndarray       # (4,) the middle of each edge against the rest of that edge (a printed frame cancels)
     paper_lab: np.ndarray      # (3,) balanced paper (for the deck's paper colour)
@@ -64,17 +71,32 @@ def _look(outline: CardOutline, patch: np.ndarray, lab: np.ndarray, paper_lab: n
     dist_paper = np.linalg.norm(ends[:, [C_L, C_A, C_B]] - paper_lab[None], axis=1)
     score = 0.5 * dist_paper + 0.5 * ends[:, C_MINUS_S] + 20.0 * ends[:, INK_FRAC]
     ink = np.linalg.norm(lab - paper_lab[None, None], axis=2) > 22
-    shape, stripes, ink_lab = [], [], []
+    shape, stripes, ink_lab, refl_lab = [], [], [], []
     p = PATCH
-    for k, (ink_k, lab_k) in enumerate(zip(rotations(ink), rotations(lab))):
+    refl = reflectance_lab(patch)
+    for k, (ink_k, lab_k, refl_k) in enumerate(zip(rotations(ink), rotations(lab), rotations(refl))):
         ink_lab.append(_ink_colour(lab_k, paper_lab, ends[k, [C_L, C_A, C_B]]))
+        refl_lab.append(_ink_colour(refl_k, REFLECTANCE_PAPER, REFLECTANCE_PAPER))
         near = ink_k[int(p * 0.2):int(p * 0.45)].mean()
         far = ink_k[int(p * 0.6):int(p * 0.85)].mean()
         shape.append(far / max(near, 1e-3))
         stripes.append(_colour_steps(lab_k, ink_k))
-    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), np.array(ink_lab), score, ends[:, C_MINUS_S].copy(),
+    return CardLook(outline, ends[:, [C_L, C_A, C_B]].copy(), np.array(ink_lab), np.array(refl_lab), score,
+                    ends[:, C_MINUS_S].copy(),
                     paper_lab, np.median(patch.reshape(-1, 3), axis=0).astype(np.float64),
                     np.array(stripes), np.array(shape), lab)
+
+
+PAPER_REFLECTANCE = 0.9    # the paper's place on the reflectance scale: inks brighter than paper (glare) keep room
+REFLECTANCE_PAPER = cv2.cvtColor(np.full((1, 1, 3), PAPER_REFLECTANCE, np.float32),
+                                 cv2.COLOR_BGR2Lab)[0, 0].astype(np.float64)                   # its Lab
+
+
+def reflectance_lab(patch: np.ndarray) -> np.ndarray:
+    """Lab of the patch divided by its paper channel by channel (paper -> a grey of PAPER_REFLECTANCE)."""
+    paper = paper_colour(patch)
+    ratio = patch.astype(np.float32) * (PAPER_REFLECTANCE / np.maximum(paper, 1.0))
+    return cv2.cvtColor(np.clip(ratio, 0.0, 1.0), cv2.COLOR_BGR2Lab)
 
 
 INK_BAND = (0.03, 0.18)      # rows (fraction of the patch) next to the edge where the body's colour is read

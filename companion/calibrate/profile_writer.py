@@ -17,8 +17,8 @@ from companion.game.deck import Deck
 PROFILE_FORMAT = "hisss-calibration/1"
 
 
-def profile_dict(*, colour_models: dict, colour_lab: dict, card_aspect: float, card_size: dict,
-                 white_balance: dict, kind_adaptation: dict, seen: Deck, default: Deck,
+def profile_dict(*, colour_models: dict, reflectance_models: dict, colour_lab: dict, card_aspect: float,
+                 card_size: dict, white_balance: dict, kind_adaptation: dict, seen: Deck, default: Deck,
                  warnings: list[str], least_sure: list[dict], confidence: float, photos: list[dict],
                  thresholds: dict) -> dict:
     return {
@@ -30,6 +30,10 @@ def profile_dict(*, colour_models: dict, colour_lab: dict, card_aspect: float, c
         "colour_models": colour_models,
         "colour_models_measure": "median balanced Lab (paper made grey) of the coloured ink within 3-18% of "
                                  "a connecting edge, middle 60% of it (companion.calibrate.measure)",
+        "colour_models_reflectance": reflectance_models,
+        "colour_models_reflectance_measure": "median Lab of the same ink after dividing each pixel by the card's "
+                                             "paper, channel by channel (paper = 0.9 grey): light and shading "
+                                             "cancel (companion.calibrate.measure.reflectance_lab)",
         "card_size": card_size,
         "white_balance": white_balance,
         "kind_adaptation": kind_adaptation,

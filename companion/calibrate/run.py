@@ -88,6 +88,7 @@ def calibrate_images(images: list[np.ndarray], names: list[str] | None = None, d
                      "cov": [[round(float(v), 3) for v in row] for row in cov], "ends": int(len(pts))}
         # colour_lab is in the vision's own end-colour space, for its recogniser
         colour_lab[c] = vision_lab[named == c].mean(axis=0)
+    reflectance_models = _reflectance_models(photos, colours)
     kind_adaptation = _thresholds(photos)
     if adapt_kinds:
         kind_adaptation.update(adapt_kind_model(images, photos, models_dir))
@@ -97,13 +98,32 @@ def calibrate_images(images: list[np.ndarray], names: list[str] | None = None, d
                    "confidence": round(c.confidence, 3), "doubt": c.doubt} for c, p in least[:5]]
     warnings = sorted({w for w in surest.reading.warnings}) + extra_warnings
     profile = profile_dict(
-        colour_models=models, colour_lab=colour_lab, card_aspect=_aspect(photos), card_size=_size(photos),
+        colour_models=models, reflectance_models=reflectance_models, colour_lab=colour_lab,
+        card_aspect=_aspect(photos), card_size=_size(photos),
         white_balance=_white_balance(photos), kind_adaptation=kind_adaptation, seen=first, default=deck,
         warnings=warnings, least_sure=least_sure, confidence=least[0][0].confidence,
         photos=[{"name": p.name, "cards": len(p.looks), "markers": p.plane.markers if p.plane else 0}
                 for p in photos],
         thresholds={k: float(np.mean([p.reading.thresholds[k] for p in photos])) for k in photos[0].reading.thresholds})
     return Calibration(profile, photos, time.perf_counter() - t0)
+
+
+def _reflectance_models(photos: list[PhotoResult], colours: tuple[str, ...]) -> dict:
+    """Per colour, a Gaussian of its ends' ink as reflectance against the card's own paper
+    (`measure.reflectance_lab`): the space the adapter compares play frames in."""
+    points: dict[str, list] = {c: [] for c in colours}
+    for p in photos:
+        for c in p.reading.cards:
+            for colour, e in zip(c.card.colours, c.ends):
+                points[colour].append(p.looks[c.look].refl_lab[e])
+    out = {}
+    for c, pts in points.items():
+        pts = np.array(pts, float).reshape(-1, 3)
+        mean = pts.mean(axis=0) if len(pts) else np.zeros(3)
+        cov = np.cov(pts.T) if len(pts) > 3 else np.eye(3) * 25.0
+        out[c] = {"mean": [round(float(v), 3) for v in mean],
+                  "cov": [[round(float(v), 3) for v in row] for row in cov], "ends": int(len(pts))}
+    return out
 
 
 def _aspect(photos: list[PhotoResult]) -> float:
@@ -173,9 +193,11 @@ def adapt_kind_model(images, photos: list[PhotoResult], models_dir=None) -> dict
         return {"kind_bias": {}, "note": f"kind model not adapted ({' '.join(str(exc).split())})"}
     kinds = list(rec.kinds)
     logp, truth = [], []
+    from .adapt import white_balanced
     for image, p in zip(images, photos):
         outlines = [lk.outline for lk in p.looks]
-        readings = rec.recognise(image, outlines)
+        # the models see play frames white-balanced (`ProfileAdapter.recognise`): so this one too
+        readings = rec.recognise(white_balanced(image, outlines), outlines)
         by_outline = {id(r.outline): r for r in readings}
         for c in p.reading.cards:
             r = by_outline.get(id(outlines[c.look]))

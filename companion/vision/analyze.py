@@ -33,9 +33,10 @@ class Analyzer:
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
         outlines = find_cards(image, self.profile)
-        readings = self.recogniser.recognise(image, outlines)
-        if self.adapter is not None:
-            self.adapter.adapt(image, readings, self.recogniser)
+        if self.adapter is not None:   # the calibrated deck's light, kinds and colours
+            readings = self.adapter.recognise(image, outlines, self.recogniser)
+        else:
+            readings = self.recogniser.recognise(image, outlines)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))

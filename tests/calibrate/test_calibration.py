@@ -16,7 +16,7 @@ from companion.game.cards import Card
 from companion.game.deck import load_deck
 from companion.synth.deck_layout import HELD_OUT_LIGHT, deck_look, render_deck_photo
 from companion.synth.styles import HELD_OUT_STYLE, STYLES
-from companion.vision.outline import polygon_iou
+from companion.vision.outline import CardOutline, order_corners, polygon_iou
 from companion.vision.profile import load_profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,3 +229,91 @@ def test_real_photos_of_other_games_are_never_taken_for_a_deck():
     for p in photos:
         with pytest.raises(CalibrationRefused):
             calibrate_images([load_image(str(p)).pixels])
+
+
+def test_reflectance_models_sit_nearest_their_own_ends(calibrated):
+    """The deck's colour models over ink reflectance (paper divided out) separate the deck's colours,
+    under the held-out candle-orange lamp as under the training tiers' light."""
+    for style, (_, cal) in calibrated.items():
+        models = cal.profile["colour_models_reflectance"]
+        means = {c: np.array(m["mean"]) for c, m in models.items()}
+        (photo_result,) = cal.photos
+        for c in photo_result.reading.cards:
+            for colour, e in zip(c.card.colours, c.ends):
+                lab = photo_result.looks[c.look].refl_lab[e]
+                d = {k: np.linalg.norm(lab - m) for k, m in means.items()}
+                assert min(d, key=d.get) == colour, style
+        assert all(m["ends"] == 14 for m in models.values())
+
+
+def test_reflectance_cancels_the_light_on_a_card():
+    """A card's reflectance Lab is the same whether lit brightly by a neutral lamp or dimly by an orange one."""
+    from companion.calibrate.measure import REFLECTANCE_PAPER, reflectance_lab
+
+    rng = np.random.default_rng(3)
+    card = np.full((48, 48, 3), (215, 225, 230), np.float32)      # cream paper
+    card[10:38, 18:30] = (40, 60, 200)                               # a red body
+    card += rng.normal(0, 1.0, card.shape)
+    neutral = np.clip(card, 0, 255).astype(np.uint8)
+    orange = np.clip(card * np.array([0.25, 0.6, 1.0], np.float32), 0, 255).astype(np.uint8)
+    a, b = reflectance_lab(neutral), reflectance_lab(orange)
+    assert np.abs(a[2:6, 2:6].reshape(-1, 3) - REFLECTANCE_PAPER).max() < 3
+    assert np.linalg.norm(np.median(a[12:36, 20:28].reshape(-1, 3), axis=0)
+                          - np.median(b[12:36, 20:28].reshape(-1, 3), axis=0)) < 4
+
+
+def test_white_balance_makes_the_cards_paper_grey():
+    """The held-out lamp (2100 K, camera white balance off) casts the paper deep orange;
+    the adapter's white balance, read off the cards' own paper, makes it grey again."""
+    from companion.calibrate.adapt import white_balanced
+    from companion.vision.features import paper_colour, warp_card
+
+    scene = photo(HELD_OUT_STYLE, seed=13)
+    outlines = [CardOutline(order_corners(np.array(t["corners"]))) for t in scene.truth["cards"][:12]]
+
+    def paper_ab(image):
+        papers = np.array([paper_colour(warp_card(image, o.corners)) for o in outlines], np.float32)
+        lab = cv2.cvtColor(np.median(papers, axis=0).reshape(1, 1, 3) / 255.0, cv2.COLOR_BGR2Lab)[0, 0]
+        return np.hypot(lab[1], lab[2])
+
+    assert paper_ab(scene.image) > 30
+    assert paper_ab(white_balanced(scene.image, outlines)) < 6
+    # too few cards to read the light off: the calibration photo's gains stand in, or nothing
+    assert white_balanced(scene.image, outlines[:1]) is scene.image
+
+
+def test_kind_offsets_move_the_kind_model_as_fitted():
+    from companion.calibrate.adapt import BiasedKinds
+
+    class Flat:
+        classes_ = np.array(["head", "middle", "tail"])
+
+        def predict_proba(self, x):
+            return np.full((len(x), 3), 1 / 3)
+
+    p = BiasedKinds(Flat(), {"middle": np.log(2.0)}).predict_proba(np.zeros((4, 5)))
+    assert np.allclose(p.sum(axis=1), 1)
+    assert np.allclose(p[:, 1], 0.5) and np.allclose(p[:, 0], 0.25)
+
+
+def test_two_heads_of_one_colour_are_named_apart():
+    """The deck holds one head of each colour: when two heads of a frame read as the same colour,
+    the one less sure of it takes its next likeliest colour that no other head holds."""
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.game.cards import Kind
+    from companion.vision.recognise import CardReading
+
+    colours = DECK.colours
+    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    outline = CardOutline(order_corners(np.array([[0, 0], [40, 0], [40, 60], [0, 60]], float)))
+
+    def head(post):
+        r = CardReading(outline, "head", [colours[int(np.argmax(post))]], [[20.0, 0.0]], 1.0, {}, (0,))
+        return (r, np.array(post), 1.0)
+
+    sure = head([0.9, 0.06, 0.01, 0.01, 0.01, 0.01])      # red, surely
+    torn = head([0.55, 0.4, 0.02, 0.01, 0.01, 0.01])      # red or orange
+    alone = head([0.01, 0.01, 0.01, 0.01, 0.95, 0.01])    # blue
+    adapter._one_each(Kind.HEAD, [sure, torn, alone])
+    assert [g[0].colours for g in (sure, torn, alone)] == [["red"], ["orange"], ["blue"]]
+    assert torn[0].confidence == pytest.approx(0.4)
