@@ -324,7 +324,7 @@ def draw(world: World, items: list[Item], truth_ids: dict[int, int], rng: np.ran
     card_gloss = GLOSS[world.style]
     light_dir = np.array([math.cos(look.gradient[1]), math.sin(look.gradient[1])])
     for item in items:
-        src, gl = _source(world, item)
+        src, gl = _source(world, item, light_dir)
         sh_h, sh_w = src.shape[:2]
         pose = item.pose
         tl = pose.centre - pose.right * pose.w / 2 - pose.up * pose.h / 2
@@ -477,12 +477,23 @@ def _soft_shadow(alpha: np.ndarray, offset: np.ndarray, sigma: float) -> np.ndar
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _source(world: World, item: Item) -> tuple[np.ndarray, float | None]:
-    """The BGRA picture to warp for an item, and its gloss (None = the deck's)."""
+def _source(world: World, item: Item, light_dir: np.ndarray) -> tuple[np.ndarray, float | None]:
+    """The BGRA picture to warp for an item, and its gloss (None = the deck's).
+
+    `light_dir` is the way shadows fall in the picture; a prop with relief is lit
+    from the other way, turned into the sprite's own axes."""
     if item.what in ("card", "back"):
         px = world.camera.scale_at(tuple(item.pose.centre)) * item.pose.w * 1.15
         return world.faces.get(item.card, px), None
-    return item.sprite.bgra(), (GLOSS_FOREIGN if item.what == "unknown" else 0.25)
+    light = None
+    if item.sprite.relief is not None:
+        c = item.pose.centre
+        q = world.camera.to_undistorted(np.array([c, c + item.pose.right, c + item.pose.up]))
+        right, up = q[1] - q[0], q[2] - q[0]
+        right /= max(1e-9, np.linalg.norm(right))
+        up /= max(1e-9, np.linalg.norm(up))
+        light = (float(-light_dir @ right), float(-light_dir @ up))
+    return item.sprite.bgra(light), (GLOSS_FOREIGN if item.what == "unknown" else 0.25)
 
 
 # --------------------------------------------------------------------------- truth
@@ -579,7 +590,10 @@ def reaching_hand(world: World, items: list[Item], rng: np.random.Generator) -> 
             x, y = cam.project(seat[None])[0]
             if depth > 0 and not (0 <= x < W and 0 <= y < H):
                 length = reach + 100.0
-                sprite = P.hand(rng, world.sprite_ppm, length_mm=length)
+                # drawn as finely as the picture shows it near the fingertips (the arm nearer the
+                # camera may be a little coarser): the table's finest scale would cost many times more
+                ppm = min(world.sprite_ppm, 1.5 * cam.scale_at(tuple(tip)))
+                sprite = P.hand(rng, ppm, length_mm=length)
                 pose = Pose(tip + d * (length / 2 - 8.0), -d, sprite.size_mm[0], length)
                 return Item(pose, None, "prop", sprite=sprite, lift=30.0)
     return None
