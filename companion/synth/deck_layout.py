@@ -27,7 +27,11 @@ from companion.game.deck import Deck, load_deck
 from .layout import Item, Pose
 from .light import kelvin_gains
 from .props import Sprite, foreign_card
-from .scene import FaceCache, Scene, World, draw, lay_out, make_world, truth_of
+from .draw import draw
+from .faces import FaceCache
+from .scene import Scene, lay_out
+from .truth import truth_of
+from .world import World, make_world
 from .states import POOL_SIZE, pooled_game
 from .styles import Print, check_style, sample_print
 from .tiers import TIERS, get_tier

@@ -93,6 +93,7 @@ def place_chain_cards(cards: list[Card], w: float, h: float, style: ChainStyle, 
     d = np.array([np.cos(heading), np.sin(heading)])
     p = np.zeros(2) if start is None else np.asarray(start, float)
     poses: list[Pose] = []
+    out_mid = p
     for i, card in enumerate(cards):
         if i == 0:
             in_mid = p

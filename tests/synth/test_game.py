@@ -108,8 +108,8 @@ def test_draw_pile_thins_out_as_cards_are_drawn(tmp_path):
     (3, 7001004, "hard", "retro", 0.1),      # the bench game where a card once lay above the picture
     (2, 4, "easy", None, 0.0), (3, 1, "medium", None, 0.0), (2, 4, "hard", None, 0.0)])
 def test_every_settled_card_lies_inside_the_picture_and_keeps_40_px(players, seed, tier, style, illegal):
-    from companion.synth.game import GAME_MIN_PX, plan_game
-    from companion.synth.scene import truth_of
+    from companion.synth.plan import GAME_MIN_PX, plan_game
+    from companion.synth.truth import truth_of
     plan = plan_game(players, seed, tier, style, fps=10, size=(1280, 720), illegal_rate=illegal)
     w, h = plan.world.size
     settled = [shot for shot in plan.director.shots if shot.chains is not None]
@@ -128,7 +128,7 @@ def test_every_settled_card_lies_inside_the_picture_and_keeps_40_px(players, see
 
 
 def test_small_games_drop_the_size_floor_but_stay_in_the_picture():
-    from companion.synth.game import plan_game
+    from companion.synth.plan import plan_game
     plan = plan_game(3, 7, "medium", fps=5, size=(640, 360), max_frames=10)
     cam, (w, h) = plan.world.camera, plan.world.size
     q = cam.project(np.array([it.pose.corners() for _, it in plan.settled_cards()]).reshape(-1, 2))

@@ -4,7 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.synth.scene import VISIBLE_SHARE, Frame, render_scene, visible_truth
+from companion.synth.draw import Frame
+from companion.synth.scene import render_scene
+from companion.synth.truth import VISIBLE_SHARE, visible_truth
 from companion.synth.tiers import TIERS
 
 FACES = {"head", "tail", "middle", "rainbow_head", "rainbow_tail", "back"}
