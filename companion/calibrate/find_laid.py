@@ -44,10 +44,14 @@ def foreground(image: np.ndarray, expected: int, exclude: np.ndarray | None = No
     scale = min(1.0, WORK_LONG_SIDE / max(h, w))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2Lab)
-    dist = table_distance(lab)
-    # the surface's own variation (grain, uneven light), read off the picture's border
+    # a pixel is card when it differs from the surface's colours *and* from the surface around it:
+    # a lamp's pool or a dark corner changes the surface's colour across the picture
+    plain = table_distance(lab)
+    dist = cv2.min(plain, local_surface_distance(lab))
+    # the surface's own variation (grain, uneven light), read off the picture's border: the cut stays
+    # where the picture-wide distance puts it (lower, a card's soft shadow would join its outline)
     m = max(2, int(0.04 * min(dist.shape)))
-    ring = np.concatenate([dist[:m].ravel(), dist[-m:].ravel(), dist[:, :m].ravel(), dist[:, -m:].ravel()])
+    ring = np.concatenate([plain[:m].ravel(), plain[-m:].ravel(), plain[:, :m].ravel(), plain[:, -m:].ravel()])
     mask = (dist > max(8.0, 1.6 * float(np.percentile(ring, 90)))).astype(np.uint8) * 255
     if exclude is not None:
         cv2.fillPoly(mask, [np.round(np.asarray(exclude) * scale).astype(np.int32)], 0)
@@ -60,6 +64,23 @@ def foreground(image: np.ndarray, expected: int, exclude: np.ndarray | None = No
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disc(k))
     closed = cv2.morphologyEx(_fill_holes(closed), cv2.MORPH_OPEN, _disc(k))
     return Foreground(closed, dist, scale, k, j)
+
+
+SURFACE_WINDOW = 0.25     # of the picture's width: several cards and the surface between them
+
+
+def local_surface_distance(lab: np.ndarray) -> np.ndarray:
+    """Per pixel (uint8), how far its colour is from the surface around it (the same weighted L1
+    distance as `table_distance`).  Laid out apart, the cards cover well under half of any wide
+    window, so the window's median colour is the surface's there, however the light falls."""
+    h, w = lab.shape[:2]
+    small = cv2.resize(lab, (max(8, w // 8), max(6, h // 8)), interpolation=cv2.INTER_AREA)
+    k = max(5, int(SURFACE_WINDOW * small.shape[1])) | 1
+    surface = cv2.resize(cv2.merge([cv2.medianBlur(c, k) for c in cv2.split(small)]), (w, h),
+                         interpolation=cv2.INTER_LINEAR)
+    (L, a, b), (sL, sa, sb) = cv2.split(lab), cv2.split(surface)
+    d = cv2.addWeighted(cv2.absdiff(L, sL), 0.6, cv2.absdiff(a, sa), 1.0, 0)
+    return cv2.add(d, cv2.absdiff(b, sb))
 
 
 def _disc(n: int) -> np.ndarray:

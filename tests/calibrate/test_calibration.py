@@ -317,3 +317,16 @@ def test_two_heads_of_one_colour_are_named_apart():
     adapter._one_each(Kind.HEAD, [sure, torn, alone])
     assert [g[0].colours for g in (sure, torn, alone)] == [["red"], ["orange"], ["blue"]]
     assert torn[0].confidence == pytest.approx(0.4)
+
+
+def test_an_unevenly_lit_surface_is_not_taken_for_a_card():
+    """Under the held-out lamp the light falls unevenly on this cloth: judged by the surface's colour
+    at the picture's border alone, a patch of it was a card 'with no snake meeting an edge' and the
+    photo was refused; judged against the surface around it, the whole deck is named."""
+    scene = render_deck_photo(900_007, deck_look(HELD_OUT_STYLE, 507), size=(1600, 1200), light=HELD_OUT_LIGHT)
+    cal = calibrate_images([scene.image])
+    (result,) = cal.photos
+    assert len(result.reading.cards) == DECK.size
+    for c in result.reading.cards:
+        t = truth_of_outline(scene.truth, result.looks[c.look].outline.corners)
+        assert c.card == truth_card(t), f"{t['kind']} {t['colours']} read as {c.card.code}"
