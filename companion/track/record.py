@@ -71,6 +71,14 @@ class MoveRecord:
         move["cards"] = [self._card_json(t, entry) for t in after_ids] + \
             [self._card_json(t, previous) for t in before_ids if previous]
         move["evidence"] = dict(entry["evidence"])
+        gap = entry.get("gap")
+        if gap:
+            # not seen on its own: the table settled again only after several turns
+            move["after_gap"] = dict(gap)
+            order = ("the order of moves was worked out from the table" if gap["order_sure"] else
+                     "the table fits more than one order of moves; this is the likeliest")
+            move["reason"] = (f"{move.get('reason', '')} (Seen only after a gap in which "
+                              f"{gap['cards']} cards were laid: {order}.)").strip()
         return move, after_ids, before_ids
 
     def _corrections(self, frame: int) -> list[TrackEvent]:
@@ -93,9 +101,9 @@ class MoveRecord:
                         codes[i] = self._track(t).oriented(
                             self.codes[t], *neighbour_directions(self._all_tracks(), ids, i))
         old_moves = self.moves
-        frames = {e["frame"]: k for k, e in enumerate(self.history)}
-        replayed = self.referee.replay([(e["frame"], e["table"]) for e in self.history])
-        self.moves = [self._dress(m, frames[m["frame"]])[0] for m in replayed]
+        self.referee.replay([])
+        self.moves = [self._dress(m, k)[0] for k, e in enumerate(self.history)
+                      for m in self.referee.observe(e["table"], e["frame"])]
         for new, old in zip(self.moves, old_moves):
             if "stills" in old:
                 new["stills"] = old["stills"]

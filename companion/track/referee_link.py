@@ -50,6 +50,15 @@ class RefereeLink:
             return False
         return all(m.get("legal", True) for m in moves)
 
+    def try_tables(self, tables: list[list[list[str]]]) -> list[list[dict]] | None:
+        """The moves each table in turn would give, judged on a copy; None if one is unreadable."""
+        trial = copy.deepcopy(self.referee)
+        try:
+            return [[_move_json(m) for m in trial.observe(table, frame=trial.frame + 1)]
+                    for table in tables]
+        except Exception:
+            return None
+
     def finish(self) -> list[dict]:
         return [_move_json(m) for m in (self.referee.finish() or [])]
 

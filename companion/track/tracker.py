@@ -38,6 +38,7 @@ from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
 
 from .frames import EncodedFrame, full_image
+from .gap import GapStep, gap_steps
 from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
@@ -267,14 +268,15 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         # are still there are what a covered or moved camera looks like.
         whole = {t for c in self.chains if all(t in gone for t in c) for t in c}
         problem = None
-        if self._force or self._desync_settles >= self.settings.accept_after:
+        forced = self._force or self._desync_settles >= self.settings.accept_after
+        if forced:
             # Told to, or the table has stayed unexplainable for several settled readings:
             # give it to the referee as it is rather than lose the rest of the game.
             self._force = False
         elif len(hidden - whole) > max(2, self.settings.max_hidden * len(before)):
             problem = f"{len(hidden - whole)} cards of the table are hidden or gone"
         elif len(added) > self.settings.max_new_cards and self.history:
-            problem = f"{len(added)} new cards at once"
+            problem = f"{len(added)} new cards at once"   # too many turns unseen to order
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
@@ -300,34 +302,60 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         late, self._late = self._late, {}
         try:
             earlier = self._observe_removal(late, taken) if late else []
-            moves = self.referee.observe(table, frame)
+            steps = self._steps(chains, table, added, taken, gone - hidden, forced)
+            if steps is None:
+                return earlier + self._enter_desync(
+                    f"{len(added)} new cards at once, and no order of moves explains them", frame)
+            judged = [self.referee.observe(step.table, frame) for step in steps]
         except Exception as exc:  # the referee cannot make sense of it: say so, don't guess
             return self._enter_desync(f"table not explainable ({exc})", frame)
 
         events = self._leave_desync(frame) + earlier
         before_outlines = dict(self._settled_outlines)
-        before_image = self._settled_image
+        before_image, before_frame = self._settled_image, self._settled_frame
         self.chains = chains
         for t in {t for c in chains for t in c}:
             self.codes.setdefault(t, self.deck.identity(Card.parse(
                 code_of({"tracks": chains, "table": table}, t))).code)
-        entry = {"frame": frame, "table": table, "tracks": chains,
-                 "evidence": {"before": self._settled_frame, "after": window.frames[-1]},
-                 "added": sorted(added), "taken": taken}
-        self.history.append(entry)
         self._remember(window, chains, table)
-        events.append(TrackEvent("table", frame, {"frame": frame, "table": table}))
-        for move in moves:
-            move, after_ids, before_ids = self._dress(move, len(self.history) - 1)
-            self.moves.append(move)
-            events.append(TrackEvent(
-                "move", frame, move, (before_image, window.image),
-                ([before_outlines[t] for t in before_ids if t in before_outlines],
-                 [self._settled_outlines[t] for t in after_ids if t in self._settled_outlines])))
+        for step, moves in zip(steps, judged):
+            entry = {"frame": frame, "table": step.table, "tracks": step.tracks,
+                     "evidence": {"before": before_frame, "after": window.frames[-1]},
+                     "added": sorted(step.added), "taken": step.taken}
+            if len(steps) > 1:
+                entry["gap"] = {"cards": len(steps), "order_sure": step.order_sure}
+            self.history.append(entry)
+            events.append(TrackEvent("table", frame, {"frame": frame, "table": step.table}))
+            for move in moves:
+                move, after_ids, before_ids = self._dress(move, len(self.history) - 1)
+                self.moves.append(move)
+                events.append(TrackEvent(
+                    "move", frame, move, (before_image, window.image),
+                    ([before_outlines[t] for t in before_ids if t in before_outlines],
+                     [self._settled_outlines[t] for t in after_ids if t in self._settled_outlines])))
         for t in gone - hidden:
             self.codes.pop(t, None)
             self.retired[t] = self.tracks.pop(t)
         return events + self._corrections(frame)
+
+    def _steps(self, chains, table, added: set, taken: list, gone: set, forced: bool):
+        """The settled change as steps of one card each (see `gap`); None when several new
+        cards cannot be ordered into moves, unless the table is being taken as it is."""
+        last = GapStep(chains, table, sorted(added), taken)
+        if len(added) < 2 or not self.history:
+            return [last]
+        entry = self.history[-1]
+        gone_chains = [c for c in self.chains if all(t in gone for t in c)]
+        steps = gap_steps(self.referee, chains, table, added, gone_chains,
+                          [[code_of(entry, t) or self._track(t).identity for t in c]
+                           for c in gone_chains],
+                          lambda t: self.tracks[t].is_clear(self.settings.doubt_ratio),
+                          self.settings.gap_illegal)
+        if steps is not None:
+            steps[-1] = GapStep(steps[-1].tracks, steps[-1].table, steps[-1].added, taken,
+                                steps[-1].order_sure)
+            return steps
+        return [last] if forced else None
 
     def _restore_links(self, kept: set, present: set, edges: set) -> None:
         """Give cards kept in place though unseen the links they had in the settled table."""

@@ -36,9 +36,17 @@ def watch(source: FrameSource, first_index: int = 0, *, max_offline: float = 30.
     """
     report = on_status or (lambda status: None)
     index = first_index
-    offline_since: float | None = None
+    offline_since: float | None = None     # the source is away until a frame arrives again
     delay = backoff[0]
     is_open = False
+
+    def wait_or_give_up(why) -> None:
+        nonlocal delay
+        if clock() - offline_since > max_offline:
+            raise SourceError(f"{source.name}: offline for more than {max_offline:g} s ({why})")
+        sleep(delay)
+        delay = min(delay * 2, backoff[1])
+
     try:
         while True:
             if not is_open:
@@ -51,26 +59,28 @@ def watch(source: FrameSource, first_index: int = 0, *, max_offline: float = 30.
                     if offline_since is None:
                         offline_since = clock()
                         report(SourceStatus(False, f"{source.name}: {exc}; retrying"))
-                    if clock() - offline_since > max_offline:
-                        raise SourceError(f"{source.name}: offline for more than {max_offline:g} s "
-                                          f"({exc})") from None
-                    sleep(delay)
-                    delay = min(delay * 2, backoff[1])
+                    wait_or_give_up(exc)
                     continue
-                if offline_since is not None:
-                    report(SourceStatus(True, f"{source.name}: back after "
-                                              f"{clock() - offline_since:.1f} s"))
-                    offline_since = None
-                delay = backoff[0]
             read = source.read()
             if not read.ok:
                 source.close()
                 is_open = False
                 if not source.live:
                     return
-                offline_since = clock()
-                report(SourceStatus(False, f"{source.name}: stream lost; reconnecting"))
+                if offline_since is None:
+                    offline_since = clock()
+                    report(SourceStatus(False, f"{source.name}: stream lost; reconnecting"))
+                else:
+                    # it opened but gave nothing (a server that accepts and sends no
+                    # frames): still away, and retried no faster than a refused one
+                    wait_or_give_up("connects but sends no frames")
                 continue
+            if offline_since is not None:
+                # back only once a frame arrives, not when a connection merely opens
+                report(SourceStatus(True, f"{source.name}: back after "
+                                          f"{clock() - offline_since:.1f} s"))
+                offline_since = None
+                delay = backoff[0]
             yield index, read.image
             index += 1
     finally:

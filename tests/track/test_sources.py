@@ -171,3 +171,125 @@ def test_camera_drop_mid_move_loses_nothing(frames):
     assert [i for i, _ in seen] == list(range(len(frames)))
     tracker, moves = track([pair for _, pair in seen])
     assert summary(moves) == summary(expected(TABLES)["moves"])
+
+
+# Two turns made while the camera was away: GAP[1] is never filmed.
+GAP = [[["M-blue-green", "M-green-yellow"]],
+       [["M-blue-green", "M-green-yellow", "M-yellow-blue"]],
+       [["M-blue-green", "M-green-yellow", "M-yellow-blue", "M-blue-red"]],
+       [["M-blue-green", "M-green-yellow", "M-yellow-blue", "M-blue-red"], ["H-orange"]]]
+GAP_PLAYERS = ["Ann", "Ben", "Cy"]
+
+
+def _gap_game(unseen=(1,)):
+    """The frames of GAP with the tables in `unseen` (and the hands laying them) cut out
+    by a camera drop-out; returns the frames and where the cut is."""
+    still, hand = 7, 3
+    filmed = game_frames(GAP, still=still, hand_frames=hand)
+    starts = [0] + [still + k * (hand + still) for k in range(len(GAP) - 1)] + [len(filmed)]
+    frames, cut_at = [], None
+    for k in range(len(GAP)):
+        if k in unseen:
+            cut_at = len(frames) if cut_at is None else cut_at
+        else:
+            frames += filmed[starts[k]:starts[k + 1]]
+    return frames, cut_at
+
+
+def test_two_moves_made_while_the_camera_was_away_are_settled_in_turn_order():
+    from companion.game.referee import judge_record
+    frames, cut_at = _gap_game()
+    # the camera drops just when the second table would be filmed and refuses to come
+    # back for a while; meanwhile two cards are laid
+    camera = FlakyCamera(frames, fail_at=(cut_at,), refuse=3)
+    statuses = []
+    seen = [pair for _, pair in zip(frames, watch(camera, sleep=lambda s: None, max_offline=60,
+                                                  on_status=statuses.append))]
+    assert any(not s.online for s in statuses) and any(s.online for s in statuses)
+    tracker = Tracker(StampedAnalyzer(GAP), GAP_PLAYERS, settings=FIXED)
+    events = [e for index, image in seen for e in tracker.feed(index, image)]
+    moves = [e.data for e in events if e.kind == "move"]
+    want = judge_record({"players": GAP_PLAYERS, "frames": [{"table": t} for t in GAP]})
+    assert summary(moves) == summary(want["moves"])
+    assert not tracker.desync
+    assert [e.kind for e in events].count("table") == len(GAP)   # each unseen table, in turn
+    before_gap = max(i for i, img in seen if unstamp(img) == 0)
+    after_gap = min(i for i, img in seen if unstamp(img) == 2)
+    for move in moves[:2]:
+        assert move["after_gap"] == {"cards": 2, "order_sure": True}
+        assert move["evidence"]["before"] <= before_gap < after_gap <= move["evidence"]["after"]
+        assert "gap" in move["reason"]
+    assert "after_gap" not in moves[2]
+
+
+def test_companion_track_reads_an_rtsp_stream_through_opencv(tmp_path):
+    """`companion track rtsp://...` on a camera that drops the connection mid-game: the game
+    goes on, every move is printed as it settles, and when the camera stays away the
+    command says so in one line with the game saved."""
+    import io
+    import json
+    from companion.cli import build_parser
+    from companion.track import run as track_run
+    from .rtsp_server import RtspServer
+    tables = GAME[:4]
+    # a live source is tracked at 30 fps: tables stay still for half a second
+    frames = game_frames(tables, still=16, hand_frames=3)
+    state = tmp_path / "state.json"
+    with RtspServer(frames, drop_after=25) as server:
+        args = build_parser().parse_args(["track", server.url, "--follow", "--players", ",".join(PLAYERS),
+                                          "--state", str(state), "--max-offline", "1"])
+        out = io.StringIO()
+        with pytest.raises(track_run.TrackError, match="offline for more than 1 s"):
+            track_run.main(args, analyze=StampedAnalyzer(tables), out=out)
+        assert server.connections >= 2 and server.next == len(frames)
+        assert {"DESCRIBE", "SETUP", "PLAY"} <= set(server.requests)
+    moves = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert summary(moves) == summary(expected(tables)["moves"])
+    saved = json.loads(state.read_text())
+    assert summary(saved["moves"]) == summary(moves)
+    assert saved["stats"]["frames"] == len(frames)
+
+
+def test_camera_index_goes_through_videocapture_and_survives_a_drop_out(monkeypatch, frames):
+    """No camera on the test machine: cv2.VideoCapture is a fake device that stops
+    delivering at frame 8 and is busy at the first reopening."""
+    from companion.track import sources
+    opened, position, drops = [], [0], {8}
+
+    class FakeDevice:
+        def __init__(self, target, *args):
+            opened.append(target)
+            self.ok = len(opened) != 2          # the device is busy once after the drop
+
+        def isOpened(self):
+            return self.ok
+
+        def read(self):
+            k = position[0]
+            if k in drops or k >= len(frames):
+                drops.discard(k)
+                return False, None
+            position[0] += 1
+            return True, frames[k]
+
+        def get(self, prop):
+            return 0.0
+
+        def set(self, prop, value):
+            return False
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", FakeDevice)
+    statuses = []
+    source = open_source("0")
+    assert source.live and source.name == "camera 0"
+    seen = [pair for _, pair in zip(frames, watch(source, sleep=lambda s: None, max_offline=60,
+                                                  on_status=statuses.append))]
+    assert opened == [0, 0, 0]                                   # opened, busy, reopened
+    assert [i for i, _ in seen] == list(range(len(frames)))
+    assert [unstamp(img) for _, img in seen] == [unstamp(f) for f in frames]
+    assert [s.online for s in statuses] == [False, True]
+    tracker, moves = track(seen)
+    assert summary(moves) == summary(expected(TABLES)["moves"])

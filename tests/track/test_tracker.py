@@ -229,10 +229,27 @@ def test_a_covered_table_is_a_desync_not_moves():
     assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
 
 
-def test_many_new_cards_at_once_is_a_desync():
+@pytest.mark.parametrize("after", [
+    # more new cards than unseen turns can be ordered
+    [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"], ["H-yellow"], ["T-orange"]],
+    # two cards that would both be fouls in any order: a misreading, not a game
+    [["M-blue-green"], ["H-blue"], ["T-green"]],
+])
+def test_new_cards_no_order_of_moves_explains_are_a_desync(after):
+    tracker, p = run([GAME[0], after])
+    assert tracker.desync and p.moves() == []
+
+
+def test_three_cards_seen_at_once_are_three_turns_when_an_order_explains_them():
     tables = [GAME[0], [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"]]]
     tracker, p = run(tables)
-    assert tracker.desync and p.moves() == []
+    assert not tracker.desync
+    moves = p.moves()
+    assert [m["player"] for m in moves] == ["Ann", "Ben", "Ann"]      # turn order goes on
+    assert sorted(_identity(m["card"]) for m in moves) == ["H-blue", "H-red", "T-red"]
+    # the one foul the table shows is reported (H-blue fits the blue end), no more
+    assert [(m["legal"], m["code"]) for m in moves if not m["legal"]] == [(False, "could_attach")]
+    assert all(m["after_gap"]["cards"] == 3 for m in moves)
 
 
 def test_a_card_misread_when_laid_is_corrected_by_later_readings_and_the_game_rejudged():
@@ -340,4 +357,6 @@ def test_a_table_unexplainable_for_several_readings_is_finally_taken_as_it_is():
     p.show(analysis(left))
     assert not tracker.desync
     assert len(tracker.table) == len(left)
-    assert p.moves()[-1]["legal"] is False               # the referee says what it sees
+    # the referee judges what it sees: three cards laid while the table was unreadable,
+    # as three turns seen only after the gap
+    assert [m.get("after_gap", {}).get("cards") for m in p.moves()[3:]] == [3, 3, 3]
