@@ -1,8 +1,10 @@
 """The tracker as the dashboard's table feed (`companion.web.feed.TableFeed`).
 
 The dashboard keeps its own history and referee; what it needs from the
-camera is each settled table, the desync flag, and an annotated picture now
-and then for its MJPEG view.
+camera is each settled table, the desync flag, an annotated picture now and
+then for its MJPEG view, and the tracker's corrections (a card read wrongly
+when it was laid and outvoted by later readings), which the dashboard stores
+as card corrections of the table the card was first settled in.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ class TrackerFeed:
         fps = guess_fps(src)
         last_picture = 0.0
         began = time.monotonic()
+        delivered: list[int] = []     # the feed index each of the tracker's tables went out at
         for index, image in watch(src, first, max_offline=self.max_offline):
             if self._stop.is_set():
                 return
@@ -50,9 +53,14 @@ class TrackerFeed:
                 self._stop.wait(max(0.0, began + (index - first) / fps - time.monotonic()))
             for event in tracker.feed(index, image):
                 if event.kind == "table":
+                    delivered.append(index)
                     yield FeedEvent(index, table=event.data["table"], desync=False)
                 elif event.kind in ("desync", "resync"):
                     yield FeedEvent(index, table=None, desync=event.kind == "desync")
+                elif event.kind == "correction":
+                    correction = _correction(tracker, event.data, delivered)
+                    if correction is not None:
+                        yield FeedEvent(index, correction=correction, desync=tracker.desync)
             now = time.monotonic()
             image = full_image(image) if now - last_picture >= self.picture_interval else None
             if image is not None:
@@ -64,6 +72,18 @@ class TrackerFeed:
 
     def close(self) -> None:
         self._stop.set()
+
+
+def _correction(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
+    """A tracker correction as the dashboard addresses it: the table the card was first
+    settled in (its feed index, and which of the tables sent at that index), old and new name."""
+    first = next((k for k, entry in enumerate(tracker.history)
+                  if any(data["track"] in chain for chain in entry["tracks"])), None)
+    if first is None or first >= len(delivered):
+        return None
+    since = delivered[first]
+    return {"since": since, "nth": delivered[:first].count(since),
+            "from": data["from"], "to": data["to"]}
 
 
 def open_table_feed(source: str, **options) -> TrackerFeed:

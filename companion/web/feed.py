@@ -23,6 +23,9 @@ class FeedEvent:
     jpeg: bytes | None = None       # the annotated picture at this moment, if any
     desync: bool = False            # the tracker cannot explain what it sees
     finished: bool = False          # the draw pile is empty: no more moves will come
+    # a card settled earlier was misread: {"since": index, "nth": k, "from": code, "to": code}
+    # names the k-th table sent at that index (0: the first), where the card was first laid
+    correction: dict | None = None
 
 
 @runtime_checkable

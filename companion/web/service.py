@@ -389,6 +389,8 @@ class GameService:
                         self.publish(game, "desync")
                         continue
                     self.tracker_desync = event.desync
+                elif event.correction is not None:
+                    self._camera_correction(self.store.game(game_id), event.correction)
                 elif event.desync != self.tracker_desync:
                     self.tracker_desync = event.desync
                     self.publish(game, "desync")
@@ -401,6 +403,19 @@ class GameService:
             self.feed_error = f"{type(exc).__name__}: {exc}"
             log.exception("table feed failed")
             self.publish(game, "feed_error")
+
+    def _camera_correction(self, game: Game, correction: dict) -> None:
+        """The tracker outvoted its first reading of a card: rename it from the table it was laid in."""
+        frames = [f for f in self.view(game).frames if f.source_frame == correction.get("since")]
+        nth = int(correction.get("nth") or 0)
+        try:
+            if nth >= len(frames):
+                raise ActionError(f"no table {nth} at camera frame {correction.get('since')}")
+            self.correct(game, frames[nth].index, correction["from"], correction["to"],
+                         f"camera: later readings of this card say {correction['to']}, "
+                         f"not {correction['from']}")
+        except (ActionError, KeyError) as exc:
+            log.warning("camera correction not applied: %s", exc)
 
     def upload_photo(self, game: Game, data: bytes, filename: str, table=None,
                      read_table: Callable | None = None) -> GameView:

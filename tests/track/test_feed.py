@@ -1,0 +1,76 @@
+"""The tracker as the dashboard's feed, seen through the web app's test client."""
+from __future__ import annotations
+
+import cv2
+
+from companion.track import open_table_feed
+from companion.web.app import create_app
+from ..web import conftest as web
+from .scene import StampedAnalyzer, game_frames, unstamp
+from .test_sources import GAP, GAP_PLAYERS, _gap_game
+from .test_tracker import GAME, PLAYERS, _identity
+
+service = web.service     # the dashboard's service fixture, as its own tests use it
+
+
+def write_frames(folder, frames):
+    folder.mkdir()
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(folder / f"frame{i:04d}.png"), f)
+    return folder
+
+
+class MisreadWhenLaid(StampedAnalyzer):
+    """Every reading of the second table sees the new card's yellow end as orange."""
+
+    def __call__(self, image):
+        data = super().__call__(image)
+        if unstamp(image) == 1:
+            for card in data["cards"]:
+                if card["colours"] == ["green", "yellow"]:
+                    card["colours"] = ["green", "orange"]
+        return data
+
+
+def follow(service, folder, players, analyzer):
+    feed = open_table_feed(str(folder), players=players, analyze=analyzer, realtime=False,
+                           picture_fps=0)
+    game = service.new_game(players, str(folder), feed)
+    service.wait_for_feed(timeout=60)
+    assert service.feed_error is None
+    return create_app(service, testing=True).test_client(), game
+
+
+def test_a_card_the_tracker_corrects_is_corrected_in_the_dashboards_history(service, tmp_path):
+    folder = write_frames(tmp_path / "game", game_frames(GAME, still=7, hand_frames=3))
+    client, game = follow(service, folder, PLAYERS, MisreadWhenLaid(GAME))
+    moves = client.get("/api/moves").get_json()
+    laid = [m for m in moves["moves"] if m["card"]]
+    # the first move was announced as the misread card; the history now shows the right one
+    assert _identity(laid[0]["card"]) == "M-yellow-green" and laid[0]["legal"]
+    corrections = [o for o in moves["overrides"] if o["kind"] == "correction"]
+    assert len(corrections) == 1
+    data = corrections[0]["data"]
+    assert (_identity(data["from"]), _identity(data["to"])) == ("M-orange-green", "M-yellow-green")
+    assert "camera" in data["reason"]
+    # the correction names the table the card was laid in, and everything after it follows
+    view = service.view(service.store.game(game.id))
+    target = next(f for f in view.frames if f.seq == data["target"])
+    assert target.index == 1 and any("M-green-orange" in chain or "M-orange-green" in chain
+                                      for chain in target.observed)
+    scores = client.get("/api/scores").get_json()
+    from companion.game.referee import judge_record
+    want = judge_record({"players": PLAYERS, "frames": [{"table": t} for t in GAME]})
+    assert scores["scores"] == want["scores"] and scores["winners"] == want["winners"]
+
+
+def test_moves_made_during_a_drop_out_reach_the_dashboard_one_table_each(service, tmp_path):
+    frames, _ = _gap_game()
+    folder = write_frames(tmp_path / "gap", frames)
+    client, _ = follow(service, folder, GAP_PLAYERS, StampedAnalyzer(GAP))
+    moves = client.get("/api/moves").get_json()["moves"]
+    laid = [(m["player"], _identity(m["card"]), m["action"], m["legal"]) for m in moves if m["card"]]
+    assert laid == [("Ann", _identity("M-yellow-blue"), "extend", True),
+                    ("Ben", _identity("M-blue-red"), "extend", True), ("Cy", "H-orange", "new", True)]
+    state = client.get("/api/state").get_json()
+    assert not state["desync"] and state["turn"] == "Ann"
