@@ -13,7 +13,7 @@ from .styles import Print
 
 
 class FaceCache:
-    """Card faces of one printing, drawn once per size bucket (quarter octaves: at most 19 % over)."""
+    """Card faces of one printing, drawn once per size bucket (powers of sqrt 2)."""
 
     def __init__(self, print_: Print, aspect: float):
         self.print_ = print_
@@ -23,7 +23,7 @@ class FaceCache:
 
     def get(self, card: Card | None, short_px: float) -> np.ndarray:
         """BGRA uint8 portrait face about `short_px` wide (never smaller)."""
-        bucket = int(round(2 ** (math.ceil(4 * math.log2(max(12.0, short_px))) / 4)))
+        bucket = int(round(2 ** (math.ceil(2 * math.log2(max(12.0, short_px))) / 2)))
         bucket = min(bucket, 420)
         ident = card.identity(RAINBOW) if card is not None else None
         key = (ident.code if ident is not None else "back", bucket)

@@ -156,13 +156,12 @@ def mug(rng: np.random.Generator, ppm: float) -> Sprite:
     right = int(R)          # the loop lies right of the mug's centre: its rounding is worked out there only
     relief[:, right:] = np.maximum(relief[:, right:], _dome(loop[:, right:], 3 * ppm) + top * 0.4 * (loop[:, right:] > 0.5))
     relief = cv2.GaussianBlur(relief.astype(np.float32), (0, 0), max(0.6, 0.6 * ppm))
-    inside = np.clip(inner - r + 0.5, 0, 1)[..., None]
-    liquid = np.clip(inner - wall - r + 0.5, 0, 1)[..., None]
-    img = colour * (1 - 0.12 * inside)                       # the inside lies a little in shade
-    meniscus = np.exp(-((r - (inner - wall)) / max(1.0, 1.2 * ppm)) ** 2)[..., None]
-    img = img * (1 - liquid) + (drink * (1 + 0.25 * meniscus)) * liquid
-    return Sprite(np.clip(img, 0, 255).astype(np.uint8), alpha.astype(np.float32), ((d + handle), (d + handle)), 95.0,
-                  relief=relief)
+    shade = 1 - 0.12 * np.clip(inner - r + 0.5, 0, 1)          # the inside lies a little in shade
+    liquid = np.clip(inner - wall - r + 0.5, 0, 1)
+    meniscus = np.exp(-((r - (inner - wall)) / max(1.0, 1.2 * ppm)) ** 2)
+    planes = [cv2.convertScaleAbs(float(c) * shade * (1 - liquid) + float(k) * (1 + 0.25 * meniscus) * liquid)
+              for c, k in zip(colour, drink)]       # per plane: numpy's 3-channel broadcasts are slow
+    return Sprite(cv2.merge(planes), alpha.astype(np.float32), ((d + handle), (d + handle)), 95.0, relief=relief)
 
 
 def foreign_card(rng: np.random.Generator, ppm: float) -> tuple[str, Sprite]:
