@@ -35,6 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     gm.add_argument("--draw-pile", action="store_true", help="show the face-down draw pile as a fan")
     sm = sub.add_parser("samples", help="regenerate the committed sample_images/ folder")
     sm.add_argument("--out", default="sample_images", metavar="DIR")
+    sp = sub.add_parser("speed", help="CPU ms per rendered scene on one thread, per tier")
+    sp.add_argument("--tiers", default="easy,medium,hard", help="comma-separated tiers")
+    sp.add_argument("--count", type=int, default=16, help="scenes per tier")
+    sp.add_argument("--seed", type=int, default=5000, help="first seed; scene k uses seed + k")
+    sp.add_argument("--size", metavar="WxH", default="1280x720")
 
 
 def _size(text: str | None):
@@ -76,7 +81,16 @@ def main(args: argparse.Namespace) -> int:
         for line in write_samples(Path(args.out)):
             print(line)
         return 0
-    raise ValueError("say what to render: companion synth scenes|game|samples --help")
+    if what == "speed":
+        import sys
+
+        from .speed import measure_render_speed
+        tiers = tuple(t.strip() for t in args.tiers.split(",") if t.strip())
+        report = measure_render_speed(tiers, args.count, args.seed, _size(args.size),
+                                      log=lambda line: print(line, file=sys.stderr))
+        print(json.dumps(report))
+        return 0
+    raise ValueError("say what to render: companion synth scenes|game|samples|speed --help")
 
 
 def write_scenes(out: Path, count: int, seed: int, tier: str, styles, size, textures, labels: bool = False) -> int:

@@ -152,6 +152,11 @@ def test_cli_writes_pictures_and_truth(tmp_path, capsys):
     assert label.dtype == np.uint16 and set(np.unique(label)) - {0} == {c["id"] + 1 for c in truth["cards"]}
     assert cli_main(["synth", "scenes", "--out", str(tmp_path), "--tier", "nope"]) == 2
     assert "error: unknown tier" in capsys.readouterr().err
+    # the speed measurement refuses what it cannot measure before it spends a minute warming up
+    assert cli_main(["synth", "speed", "--tiers", "easy,nope"]) == 2
+    assert "error: unknown tier 'nope'" in capsys.readouterr().err
+    assert cli_main(["synth", "speed", "--count", "0"]) == 2
+    assert "error: --count must be at least 1" in capsys.readouterr().err
 
 
 def test_real_table_photos_are_used_when_given():
