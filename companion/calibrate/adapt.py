@@ -1,20 +1,25 @@
-"""Use what a calibration learned when analysing: the deck's own colours and kinds.
+"""Use what a calibration learned when analysing: the deck's own light, colours and kinds.
 
-`ProfileAdapter.adapt(image, readings)` takes the recogniser's readings and
-re-decides, with the profile's evidence about *this* deck under *this* light:
+`ProfileAdapter.recognise(image, outlines, recogniser)` is what the vision's
+`Analyzer.read` calls for a calibrated deck instead of the plain recogniser:
 
-- end colours: each connecting end's balanced Lab (the same measurement the
-  calibration made) is scored under the profile's per-colour Gaussians,
-  widened for the light changing between calibration and play; a middle's two
-  colours are chosen together among the pairs the deck actually holds;
-- kinds: the trained model's kind probabilities are shifted by the profile's
-  per-kind offsets (fitted on the calibration photo), and a one-ended card's
-  head-or-tail shape evidence is weighed against this deck's heads and tails.
-  A kind only changes within cards of the same number of ends (the ends'
-  places were already found).
+- light: the frame is white-balanced on its own cards' paper (`white_balanced`)
+  before the kind model reads it, so a lamp outside everything the models were
+  trained under looks ordinary to them;
+- kinds: the trained kind model's probabilities carry the profile's per-kind
+  offsets (fitted on the calibration photo) before the recogniser's face and
+  unknown thresholds; a one-ended card's head-or-tail shape is then weighed
+  against this deck's heads and tails (`adapt`).  An object that is no card of
+  this deck stays only if the frame as photographed shows it as a card too;
+- end colours (`adapt`): log p(trained colour model) + PROFILE_WEIGHT x the
+  log-likelihood under the profile's per-colour Gaussians of ink reflectance
+  (`measure.reflectance_lab`: each pixel divided by the card's own paper, so
+  the lamp's colour and the card's shading cancel); a middle's two colours are
+  chosen together among the pairs the deck holds, and the heads (tails) of one
+  frame are named together, no colour more often than the deck holds it.
 
-The vision's `Analyzer` builds one from its profile and applies it in `read`,
-so every command that takes `--profile` gets it.
+`adapt(image, readings)` alone (no recogniser) names end colours by the
+profile's models only.
 """
 from __future__ import annotations
 
