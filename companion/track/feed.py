@@ -46,7 +46,10 @@ class TrackerFeed:
         last_picture = 0.0
         began = time.monotonic()
         delivered: list[int] = []     # the feed index each of the tracker's tables went out at
-        for index, image in watch(src, first, max_offline=self.max_offline):
+        def on_status(status) -> None:
+            if not status.online:
+                tracker.source_offline()
+        for index, image in watch(src, first, max_offline=self.max_offline, on_status=on_status):
             if self._stop.is_set():
                 return
             if self.realtime and not src.live:

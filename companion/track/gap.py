@@ -1,8 +1,9 @@
 """Several moves in one settled change: working out the order they were made in.
 
-The camera sometimes sees the table settle only after two or more turns (it
-dropped out, or a hand never left the table between turns).  The tables before
-and after are known; the order the new cards came in is not.  Each order gives
+When the camera drops out, the table may settle again only after two or more
+turns.  (While it watches, two cards at once are one player's foul, and the
+referee says so; this is only for a drop-out.)  The tables before and after
+are known; the order the new cards came in is not.  Each order gives
 a sequence of tables -- the final chains with the cards not yet laid cut out --
 and the referee judges each sequence on a throw-away copy.
 

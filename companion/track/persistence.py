@@ -19,7 +19,8 @@ class SavedState:
                 "facing": {str(t): {str(n): c for n, c in f.items()} for t, f in self._facing.items()},
                 "chains": self.chains, "codes": {str(k): v for k, v in self.codes.items()},
                 "history": self.history, "moves": self.moves,
-                "desync_reason": self.desync_reason, "stats": dict(self.stats),
+                "desync_reason": self.desync_reason, "source_gap": self.source_gap,
+                "stats": dict(self.stats),
                 "settled_frame": self._settled_frame,
                 "gone": [[t, self._gone_count[t], self._gone_since.get(t)] for t in self._gone_count],
                 "settled_outlines": {str(k): v for k, v in self._settled_outlines.items()}}
@@ -48,6 +49,7 @@ class SavedState:
         self.history = list(state["history"])
         self.moves = list(state["moves"])
         self.desync_reason = state.get("desync_reason")
+        self.source_gap = bool(state.get("source_gap", False))
         self.stats = Counter(state.get("stats", {}))
         self.last_frame = int(state["last_frame"])
         self.resumed_at = int(state.get("resume_frame", self.last_frame + 1))

@@ -75,7 +75,12 @@ def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str 
     """Feed every frame of a source to the tracker; True when a recording ran to its end."""
     src = open_source(source, start=start)
     first = start if not src.live else tracker.last_frame + 1  # a live camera cannot rewind
-    for index, image in watch(src, first, max_offline=max_offline, on_status=on_status):
+    def status(change: SourceStatus) -> None:
+        if not change.online:
+            tracker.source_offline()
+        if on_status:
+            on_status(change)
+    for index, image in watch(src, first, max_offline=max_offline, on_status=status):
         events = tracker.feed(index, image)
         if not events:
             continue

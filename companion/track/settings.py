@@ -15,7 +15,8 @@ class TrackerSettings:
     agree_readings: int = 2       # ... fewer when this many in a row say exactly the same
     min_readings: int = 2         # fewer before motion resumes was a pause, not a settled table
     reading_gap: int = 1          # read every n-th still frame (spreads readings at high fps)
-    max_new_cards: int = 4        # more new cards at once are too many unseen turns: desync
+    max_new_cards: int = 2        # more new cards at once cannot be one turn: desync
+    max_gap_cards: int = 4        # ... after a drop-out, more than this many unseen turns
     gap_illegal: int = 1          # fouls believed among moves seen only together (`gap`)
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card

@@ -76,6 +76,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self.history: list[dict] = []              # settled tables given to the referee
         self.moves: list[dict] = []
         self.desync_reason: str | None = None
+        self.source_gap = False                    # the source dropped out since the last settle
         self.stats: Counter = Counter()
         self.last_frame = -1
         self.last_error: str | None = None
@@ -275,8 +276,9 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self._force = False
         elif len(hidden - whole) > max(2, self.settings.max_hidden * len(before)):
             problem = f"{len(hidden - whole)} cards of the table are hidden or gone"
-        elif len(added) > self.settings.max_new_cards and self.history:
-            problem = f"{len(added)} new cards at once"   # too many turns unseen to order
+        elif len(added) > (self.settings.max_gap_cards if self.source_gap
+                           else self.settings.max_new_cards) and self.history:
+            problem = f"{len(added)} new cards at once"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
@@ -338,12 +340,17 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self.retired[t] = self.tracks.pop(t)
         return events + self._corrections(frame)
 
+    def source_offline(self) -> None:
+        """The source dropped out: turns may pass unseen until the table settles again."""
+        self.source_gap = True
+
     def _steps(self, chains, table, added: set, taken: list, gone: set, forced: bool):
-        """The settled change as steps of one card each (see `gap`); None when several new
-        cards cannot be ordered into moves, unless the table is being taken as it is."""
+        """The settled change as steps of one card each (see `gap`) when the source dropped
+        out since the last settle; None when several new cards cannot be ordered into moves
+        then, unless the table is being taken as it is."""
         last = GapStep(chains, table, sorted(added), taken)
-        if len(added) < 2 or not self.history:
-            return [last]
+        if len(added) < 2 or not self.history or not self.source_gap:
+            return [last]   # the camera watched: two cards at once are one player's foul
         entry = self.history[-1]
         gone_chains = [c for c in self.chains if all(t in gone for t in c)]
         steps = gap_steps(self.referee, chains, table, added, gone_chains,
@@ -392,6 +399,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
 
     def _leave_desync(self, frame: int) -> list[TrackEvent]:
         self._desync_settles = 0
+        self.source_gap = False
         if not self.desync:
             return []
         self.desync_reason = None

@@ -64,10 +64,16 @@ def test_a_card_the_tracker_corrects_is_corrected_in_the_dashboards_history(serv
     assert scores["scores"] == want["scores"] and scores["winners"] == want["winners"]
 
 
-def test_moves_made_during_a_drop_out_reach_the_dashboard_one_table_each(service, tmp_path):
-    frames, _ = _gap_game()
-    folder = write_frames(tmp_path / "gap", frames)
-    client, _ = follow(service, folder, GAP_PLAYERS, StampedAnalyzer(GAP))
+def test_moves_made_during_a_drop_out_reach_the_dashboard_one_table_each(service):
+    from .rtsp_server import RtspServer
+    frames, cut_at = _gap_game(still=16)     # a live source is tracked at 30 fps
+    with RtspServer(frames, drop_after=cut_at) as server:   # the camera drops at the cut
+        feed = open_table_feed(server.url, players=GAP_PLAYERS, analyze=StampedAnalyzer(GAP),
+                               picture_fps=0, max_offline=1)
+        service.new_game(GAP_PLAYERS, server.url, feed)
+        service.wait_for_feed(timeout=60)
+    assert "offline" in service.feed_error      # the camera went away for good at the end
+    client = create_app(service, testing=True).test_client()
     moves = client.get("/api/moves").get_json()["moves"]
     laid = [(m["player"], _identity(m["card"]), m["action"], m["legal"]) for m in moves if m["card"]]
     assert laid == [("Ann", _identity("M-yellow-blue"), "extend", True),

@@ -181,10 +181,9 @@ GAP = [[["M-blue-green", "M-green-yellow"]],
 GAP_PLAYERS = ["Ann", "Ben", "Cy"]
 
 
-def _gap_game(unseen=(1,)):
+def _gap_game(unseen=(1,), still=7, hand=3):
     """The frames of GAP with the tables in `unseen` (and the hands laying them) cut out
     by a camera drop-out; returns the frames and where the cut is."""
-    still, hand = 7, 3
     filmed = game_frames(GAP, still=still, hand_frames=hand)
     starts = [0] + [still + k * (hand + still) for k in range(len(GAP) - 1)] + [len(filmed)]
     frames, cut_at = [], None
@@ -202,12 +201,19 @@ def test_two_moves_made_while_the_camera_was_away_are_settled_in_turn_order():
     # the camera drops just when the second table would be filmed and refuses to come
     # back for a while; meanwhile two cards are laid
     camera = FlakyCamera(frames, fail_at=(cut_at,), refuse=3)
-    statuses = []
-    seen = [pair for _, pair in zip(frames, watch(camera, sleep=lambda s: None, max_offline=60,
-                                                  on_status=statuses.append))]
-    assert any(not s.online for s in statuses) and any(s.online for s in statuses)
     tracker = Tracker(StampedAnalyzer(GAP), GAP_PLAYERS, settings=FIXED)
-    events = [e for index, image in seen for e in tracker.feed(index, image)]
+    statuses = []
+
+    def on_status(status):    # as `companion track` tells its tracker
+        statuses.append(status)
+        if not status.online:
+            tracker.source_offline()
+    events, seen = [], []
+    for _, (index, image) in zip(frames, watch(camera, sleep=lambda s: None, max_offline=60,
+                                               on_status=on_status)):
+        seen.append((index, image))
+        events += tracker.feed(index, image)
+    assert any(not s.online for s in statuses) and any(s.online for s in statuses)
     moves = [e.data for e in events if e.kind == "move"]
     want = judge_record({"players": GAP_PLAYERS, "frames": [{"table": t} for t in GAP]})
     assert summary(moves) == summary(want["moves"])
