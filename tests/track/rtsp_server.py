@@ -3,8 +3,8 @@
 Enough of RTSP (RFC 2326) for FFmpeg's client, which OpenCV uses: OPTIONS,
 DESCRIBE (an SDP with one JPEG video stream, static payload type 26), SETUP,
 PLAY and TEARDOWN.  Media go as RTP over the RTSP connection itself ("TCP
-interleaved"); a SETUP asking for UDP is answered 461 so the client falls back
-to TCP, as it does with cameras behind NAT.  Each frame is an RFC 2435 JPEG
+interleaved", which OpenCV asks for); a SETUP asking for UDP is answered 461,
+on which FFmpeg falls back to TCP.  Each frame is an RFC 2435 JPEG
 payload: the scan data in fragments, with the quantisation tables in the first
 one (the client rebuilds the JPEG headers from the standard Huffman tables).
 
