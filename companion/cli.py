@@ -109,6 +109,8 @@ def _bench(p: argparse.ArgumentParser) -> None:
             if args.games is not None:
                 raise UserError("--games follows rendered games with `track`; the advisor's "
                                 "count is --advisor-games N")
+            if args.advisor_games < 1:
+                raise UserError("--advisor-games must be at least 1")
             from companion.bench.advisor import main as advisor_main
             args.games = args.advisor_games
             return advisor_main(args)

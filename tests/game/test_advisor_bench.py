@@ -56,3 +56,5 @@ def test_games_is_the_tracker_bench_not_the_advisors_count(capsys):
     assert main(["bench", "--advisor", "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--advisor-games" in err and "Traceback" not in err
+    assert main(["bench", "--advisor", "--advisor-games", "0"]) == 2
+    assert "--advisor-games must be at least 1" in capsys.readouterr().err
