@@ -69,7 +69,7 @@ def gap_steps(referee: RefereeLink, tracks: list[list[int]], table: list[list[st
     """
     old = {t for chain in tracks for t in chain} - set(added)
     best = None
-    outcomes = {}   # illegal count -> the different move sequences that many fouls allow
+    outcomes = {}   # (fouls, cards laid alone) -> the different move sequences so ranked
     for order in permutations(sorted(added)):
         steps = []
         for i, t in enumerate(order):
@@ -84,7 +84,7 @@ def gap_steps(referee: RefereeLink, tracks: list[list[int]], table: list[list[st
         rank = _rank(judged, order, clear, max_illegal)
         if rank is None:
             continue
-        outcomes.setdefault(rank[0], set()).add(tuple(
+        outcomes.setdefault(rank[:2], set()).add(tuple(
             (m.get("card"), m.get("action"), m.get("legal"), m.get("code")) for moves in judged for m in moves))
         if best is None or rank < best[0]:
             best = (rank, steps)
@@ -92,7 +92,7 @@ def gap_steps(referee: RefereeLink, tracks: list[list[int]], table: list[list[st
         return None
     # Orders as good as the chosen one by the rules but giving other moves: the camera
     # cannot tell them apart, and the moves say so.
-    sure = len(outcomes[best[0][0]]) == 1
+    sure = len(outcomes[best[0][:2]]) == 1
     return [GapStep(s.tracks, s.table, s.added, s.taken, sure) for s in best[1]]
 
 

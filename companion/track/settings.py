@@ -36,7 +36,7 @@ class TrackerSettings:
 
 @dataclass
 class TrackEvent:
-    kind: str                     # move | table | desync | resync
+    kind: str                     # move | table | desync | resync | correction
     frame: int
     data: dict                    # JSON-ready
     stills: tuple = (None, None)  # (before, after) pictures for a move's evidence

@@ -351,6 +351,9 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         last = GapStep(chains, table, sorted(added), taken)
         if len(added) < 2 or not self.history or not self.source_gap:
             return [last]   # the camera watched: two cards at once are one player's foul
+        if len(added) > self.settings.max_gap_cards:
+            # a table taken as it is after a long gap: ordering would try every permutation
+            return [last] if forced else None
         entry = self.history[-1]
         gone_chains = [c for c in self.chains if all(t in gone for t in c)]
         steps = gap_steps(self.referee, chains, table, added, gone_chains,

@@ -377,3 +377,29 @@ def test_a_table_unexplainable_for_several_readings_is_finally_taken_as_it_is():
     assert not tracker.desync
     assert len(tracker.table) == len(left)
     assert p.moves()[-1]["legal"] is False               # the referee says what it sees
+
+
+def test_more_new_cards_than_one_turn_while_the_camera_watched_are_a_desync():
+    tracker, p = run([GAME[0], [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"]]])
+    assert tracker.desync and p.moves() == []
+
+
+def test_cards_that_fit_in_one_order_only_after_a_drop_out_are_sure_of_it():
+    # green-yellow then yellow-red extends twice; the other order lays a card alone first
+    tracker, p = run_with_drop_out([GAME[0], [["M-blue-green", "M-green-yellow", "M-yellow-red"]]])
+    moves = p.moves()
+    assert [_identity(m["card"]) for m in moves] == [_identity("M-green-yellow"), _identity("M-yellow-red")]
+    assert all(m["after_gap"] == {"cards": 2, "order_sure": True} for m in moves)
+
+
+def test_a_table_taken_as_it_is_after_a_long_drop_out_is_judged_as_one_change():
+    # more cards than unseen turns are ordered (every permutation would be tried)
+    big = [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"], ["H-yellow"], ["T-orange"],
+           ["H-green"], ["T-purple"], ["H-orange"]]
+    tracker, p = run_with_drop_out([GAME[0], big])
+    assert tracker.desync
+    tracker.accept_table()
+    p.show(analysis(big), 4, hand=True)
+    p.show(analysis(big))
+    assert not tracker.desync
+    assert p.moves() and not any("after_gap" in m for m in p.moves())
