@@ -42,10 +42,7 @@ SCENE_VARIANCE = 9.0      # Lab units^2 added to every colour model: play light 
 # (`measure.reflectance_lab`), which a lamp's colour and a card's shading cancel from.
 PROFILE_WEIGHT = 0.3
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
-WHITE_BALANCE = "frame"   # "frame": gains from the paper of this frame's cards; "profile": the calibration's
 MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
-BIAS_BEFORE_THRESHOLD = True
-UNKNOWN_NEEDS_BOTH = True
 
 
 class ProfileAdapter:
@@ -93,7 +90,7 @@ class ProfileAdapter:
 
     # -- the frame as the trained models should see it
     def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:
-        return white_balanced(image, outlines, self.gains_bgr if WHITE_BALANCE else None)
+        return white_balanced(image, outlines, self.gains_bgr)
 
     def recognise(self, image: np.ndarray, outlines: list, recogniser) -> list:
         """The recogniser's readings of `outlines`, made with what the calibration learned:
@@ -101,15 +98,16 @@ class ProfileAdapter:
         recogniser's face/unknown thresholds, then colours and kinds re-decided by `adapt`."""
         seen = self.balance(image, outlines)
         readings = self._biased(recogniser).recognise(seen, outlines)
-        if UNKNOWN_NEEDS_BOTH and any(r.kind == "unknown" for r in readings):
+        unknown = [r.outline for r in readings if r.kind == "unknown"]
+        if unknown:
             # made grey, a patterned cloth's light squares pass for card paper: an object that is no
             # card of this deck is reported only when the frame as photographed shows it as a card too
-            kept = {id(r.outline) for r in recogniser.recognise(image, outlines)}
+            kept = {id(r.outline) for r in recogniser.recognise(image, unknown)}
             readings = [r for r in readings if r.kind != "unknown" or id(r.outline) in kept]
-        return self.adapt(image, readings, recogniser, biased=BIAS_BEFORE_THRESHOLD)
+        return self.adapt(image, readings, recogniser, biased=True)
 
     def _biased(self, recogniser):
-        if not (BIAS_BEFORE_THRESHOLD and self.kind_bias):
+        if not self.kind_bias:
             return recogniser
         if self._adapted is None or self._adapted[0] is not recogniser:
             from companion.vision.recognise import Recogniser
@@ -251,7 +249,7 @@ def paper_gains(image: np.ndarray, outlines: list, fallback: np.ndarray | None =
     (so a lamp changed since calibration is followed), or taken from the
     calibration photo's paper (`fallback`) when too few cards are in view.
     """
-    if WHITE_BALANCE == "frame" and len(outlines) >= MIN_PAPERS:
+    if len(outlines) >= MIN_PAPERS:
         papers = np.array([paper_colour(warp_card(image, o.corners)) for o in outlines], np.float64)
         paper = np.median(papers, axis=0)
         return (float(np.mean(paper)) / np.maximum(paper, 1.0)).astype(np.float32)
@@ -260,7 +258,7 @@ def paper_gains(image: np.ndarray, outlines: list, fallback: np.ndarray | None =
 
 def white_balanced(image: np.ndarray, outlines: list, fallback: np.ndarray | None = None) -> np.ndarray:
     """The frame with `paper_gains` applied (itself when there is nothing to go by)."""
-    g = paper_gains(image, outlines, fallback) if WHITE_BALANCE else None
+    g = paper_gains(image, outlines, fallback)
     if g is None:
         return image
     lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * g[None, :], 0, 255).round().astype(np.uint8)
