@@ -19,7 +19,7 @@ class FaceCache:
         self.print_ = print_
         self.aspect = aspect
         self._faces: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
-        self._rng = np.random.default_rng(print_.seed)   # unused by drawing (print given), kept for API
+        self._rng = np.random.default_rng(print_.seed)   # render_card takes one; given the print, it draws nothing
 
     def get(self, card: Card | None, short_px: float) -> np.ndarray:
         """BGRA uint8 portrait face about `short_px` wide (never smaller)."""

@@ -135,7 +135,7 @@ def _plan_once(t, names, seed, style, fps, size, sim, frames, draw_pile, room_ca
         if change.removed:       # taken late, or (illegally) removed: before the next card
             gone_ids = {id(it) for ch in change.removed for it in ch}
             director.take(collector or player, [v for key, v in before.items() if key not in gone_ids],
-                          [before[key] for key in gone_ids if key in before], stay=False)
+                          [v for key, v in before.items() if key in gone_ids], stay=False)
             before = {key: v for key, v in before.items() if key not in gone_ids}
         if change.placed or change.moves:
             director.lay(player, change, before, after)

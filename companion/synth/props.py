@@ -31,7 +31,7 @@ class Sprite:
         """The sprite as one BGRA uint8 picture, its relief lit from `light` (the direction,
         in sprite pixels x right and y down, that the light comes from; None = from above).
 
-        Made once per light direction (eighths of a turn are told apart): a video
+        Made once per light direction (sixteenths of a turn are told apart): a video
         warps the same hand every frame.
         """
         key = None
