@@ -8,6 +8,7 @@ domain's ValueErrors) and become one `error:` line with exit status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import Callable, Sequence
 
@@ -32,15 +33,20 @@ def command(name: str, help: str):
     return register
 
 
+def runs(module: str, name: str = "main") -> Callable[[argparse.Namespace], int | None]:
+    """A command's `run`: `module.name(args)`, imported only when that command is used
+    (so `companion judge` never loads OpenCV or the models)."""
+    def run(args):
+        return getattr(importlib.import_module(module), name)(args)
+    return run
+
+
 @command("judge", "referee a symbolic game record (no camera)")
 def _judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="game record JSON ('-' for standard input)")
     p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
 
-    def run(args):
-        from companion.game.judge_cli import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.game.judge_cli"))
 
 
 @command("advise", "rank the placements of a card and count the cards left (move advisor)")
@@ -48,10 +54,7 @@ def _advise(p: argparse.ArgumentParser) -> None:
     from companion.game.advise_cli import add_arguments
     add_arguments(p)
 
-    def run(args):
-        from companion.game.advise_cli import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.game.advise_cli"))
 
 
 @command("analyze", "find, recognise and assemble every card in photos of the table")
@@ -61,10 +64,7 @@ def _analyze(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per image (JSON Lines)")
     p.add_argument("--annotate", metavar="DIR", help="write each image with the analysis drawn on it")
 
-    def run(args):
-        from companion.vision.cli import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.vision.cli"))
 
 
 @command("train", "rebuild the recognition models in models/ from rendered data")
@@ -73,10 +73,7 @@ def _train(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the models (default models/)")
     p.add_argument("--scenes", type=int, default=None, help="number of rendered training scenes")
 
-    def run(args):
-        from companion.vision.train import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.vision.train"))
 
 
 @command("bench", "measure analysis accuracy and speed on held-out renders")
@@ -128,20 +125,14 @@ def _calibrate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the profile (JSON)")
     p.add_argument("--deck", metavar="FILE", help="the expected deck composition (default calibration/deck.json)")
 
-    def run(args):
-        from companion.calibrate.run import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.calibrate.run"))
 
 
 @command("mat", "write a printable marker mat that fixes the table plane and scale in calibration photos")
 def _mat(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="PNG or PDF file to write")
 
-    def run(args):
-        from companion.calibrate.run import mat_main
-        return mat_main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.calibrate.run", "mat_main"))
 
 
 @command("synth", "render table photos, whole games and samples with known truth")
@@ -149,10 +140,7 @@ def _synth(p: argparse.ArgumentParser) -> None:
     from companion.synth.cli import add_arguments
     add_arguments(p)
 
-    def run(args):
-        from companion.synth.cli import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.synth.cli"))
 
 
 @command("track", "follow a whole game from a camera, stream, video or folder of frames")
@@ -169,10 +157,7 @@ def _track(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-offline", type=float, default=30.0, metavar="SECONDS",
                    help="how long a live source may stay away before giving up (default 30)")
 
-    def run(args):
-        from companion.track.run import main
-        return main(args)
-    p.set_defaults(run=run)
+    p.set_defaults(run=runs("companion.track.run"))
 
 
 @command("serve", "the dashboard: live referee, scoreboard and history in the browser")
