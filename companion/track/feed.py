@@ -37,19 +37,14 @@ class TrackerFeed:
 
     def events(self, start_after: int = -1) -> Iterator:
         from companion.web.feed import FeedEvent
-        src = open_source(self.source, start=max(0, start_after + 1))
-        self.tracker = tracker = Tracker(self._analyze, self.players,
-                                         settings=TrackerSettings.for_fps(guess_fps(src)))
-
         first = max(0, start_after + 1)
+        src = open_source(self.source, start=first)
         fps = guess_fps(src)
+        self.tracker = tracker = Tracker(self._analyze, self.players, settings=TrackerSettings.for_fps(fps))
         last_picture = 0.0
         began = time.monotonic()
         delivered: list[int] = []     # the feed index each of the tracker's tables went out at
-        def on_status(status) -> None:
-            if not status.online:
-                tracker.source_offline()
-        for index, image in watch(src, first, max_offline=self.max_offline, on_status=on_status):
+        for index, image in watch(src, first, max_offline=self.max_offline, on_status=tracker.on_source_status):
             if self._stop.is_set():
                 return
             if self.realtime and not src.live:

@@ -76,8 +76,7 @@ def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str 
     src = open_source(source, start=start)
     first = start if not src.live else tracker.last_frame + 1  # a live camera cannot rewind
     def status(change: SourceStatus) -> None:
-        if not change.online:
-            tracker.source_offline()
+        tracker.on_source_status(change)
         if on_status:
             on_status(change)
     for index, image in watch(src, first, max_offline=max_offline, on_status=status):

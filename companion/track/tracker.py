@@ -344,6 +344,11 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         """The source dropped out: turns may pass unseen until the table settles again."""
         self.source_gap = True
 
+    def on_source_status(self, status) -> None:
+        """`watch`'s status callback: a source going offline is a drop-out."""
+        if not status.online:
+            self.source_offline()
+
     def _steps(self, chains, table, added: set, taken: list, gone: set, forced: bool):
         """The settled change as steps of one card each (see `gap`) when the source dropped
         out since the last settle; None when several new cards cannot be ordered into moves
