@@ -82,10 +82,7 @@ def calibrate_images(images: list[np.ndarray], names: list[str] | None = None, d
     named = np.array(sum((p.reading.end_colour for p in photos), []))
     models, colour_lab = {}, {}
     for c in colours:
-        pts = lab[named == c]
-        cov = np.cov(pts.T) if len(pts) > 3 else np.eye(3) * 25.0
-        models[c] = {"mean": [round(float(v), 3) for v in pts.mean(axis=0)],
-                     "cov": [[round(float(v), 3) for v in row] for row in cov], "ends": int(len(pts))}
+        models[c] = _gaussian(lab[named == c])
         # colour_lab is in the vision's own end-colour space, for its recogniser
         colour_lab[c] = vision_lab[named == c].mean(axis=0)
     reflectance_models = _reflectance_models(photos, colours)
@@ -116,14 +113,16 @@ def _reflectance_models(photos: list[PhotoResult], colours: tuple[str, ...]) -> 
         for c in p.reading.cards:
             for colour, e in zip(c.card.colours, c.ends):
                 points[colour].append(p.looks[c.look].refl_lab[e])
-    out = {}
-    for c, pts in points.items():
-        pts = np.array(pts, float).reshape(-1, 3)
-        mean = pts.mean(axis=0) if len(pts) else np.zeros(3)
-        cov = np.cov(pts.T) if len(pts) > 3 else np.eye(3) * 25.0
-        out[c] = {"mean": [round(float(v), 3) for v in mean],
-                  "cov": [[round(float(v), 3) for v in row] for row in cov], "ends": int(len(pts))}
-    return out
+    return {c: _gaussian(np.array(pts, float).reshape(-1, 3)) for c, pts in points.items()}
+
+
+def _gaussian(pts: np.ndarray) -> dict:
+    """A colour model as the profile stores it: mean and covariance of (n, 3) Lab points
+    (a broad round one when there are too few to estimate a covariance)."""
+    mean = pts.mean(axis=0) if len(pts) else np.zeros(3)
+    cov = np.cov(pts.T) if len(pts) > 3 else np.eye(3) * 25.0
+    return {"mean": [round(float(v), 3) for v in mean],
+            "cov": [[round(float(v), 3) for v in row] for row in cov], "ends": int(len(pts))}
 
 
 def _aspect(photos: list[PhotoResult]) -> float:
