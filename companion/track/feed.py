@@ -43,7 +43,10 @@ class TrackerFeed:
         self.tracker = tracker = Tracker(self._analyze, self.players, settings=TrackerSettings.for_fps(fps))
         last_picture = 0.0
         began = time.monotonic()
-        delivered: list[int] = []     # the feed index each of the tracker's tables went out at
+        # the feed index each of the tracker's tables went out at: table events come in the
+        # order of tracker.history (a fresh tracker's), so position k is history entry k and k
+        # is the table's number -- the name a later correction gives it
+        delivered: list[int] = []
         for index, image in watch(src, first, max_offline=self.max_offline, on_status=tracker.on_source_status):
             if self._stop.is_set():
                 return
@@ -52,7 +55,10 @@ class TrackerFeed:
             for event in tracker.feed(index, image):
                 if event.kind == "table":
                     delivered.append(index)
-                    yield FeedEvent(index, table=event.data["table"], desync=False)
+                    # a copy: a later correction renames cards in the tracker's own tables
+                    table = [list(chain) for chain in event.data["table"]]
+                    yield FeedEvent(index, table=table, desync=False,
+                                    table_number=len(delivered) - 1)
                 elif event.kind in ("desync", "resync"):
                     yield FeedEvent(index, table=None, desync=event.kind == "desync")
                 elif event.kind == "correction":
@@ -73,14 +79,15 @@ class TrackerFeed:
 
 
 def _correction(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
-    """A tracker correction as the dashboard addresses it: the table the card was first
-    settled in (its feed index, and which of the tables sent at that index), old and new name."""
+    """A tracker correction as the dashboard addresses it: the number of the table the card
+    was first settled in (its history index), old and new name; also, for reading only, that
+    table's feed index and which of the tables sent at that index it was."""
     first = next((k for k, entry in enumerate(tracker.history)
                   if any(data["track"] in chain for chain in entry["tracks"])), None)
     if first is None or first >= len(delivered):
         return None
     since = delivered[first]
-    return {"since": since, "nth": delivered[:first].count(since),
+    return {"table_number": first, "since": since, "nth": delivered[:first].count(since),
             "from": data["from"], "to": data["to"]}
 
 

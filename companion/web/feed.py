@@ -23,9 +23,14 @@ class FeedEvent:
     jpeg: bytes | None = None       # the annotated picture at this moment, if any
     desync: bool = False            # the tracker cannot explain what it sees
     finished: bool = False          # the draw pile is empty: no more moves will come
-    # a card settled earlier was misread: {"since": index, "nth": k, "from": code, "to": code}
-    # names the k-th table sent at that index (0: the first), where the card was first laid
+    # a card settled earlier was misread: {"table_number": n, "from": code, "to": code, ...}
+    # names the table event with that `table_number`, the one the card was first laid in.
+    # (Its "since"/"nth" -- the k-th table sent at feed index `since` -- are kept for
+    # reading only: a table the dashboard refused would shift them onto another table.)
     correction: dict | None = None
+    # the feed's number for this table, unique within one `events()` run, so that a later
+    # correction can name exactly this table (None: the feed sends no corrections)
+    table_number: int | None = None
 
 
 @runtime_checkable

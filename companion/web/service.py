@@ -245,6 +245,11 @@ class GameService:
     def observe(self, game: Game, table, *, source_frame: int | None = None,
                 jpeg: bytes | None = None, desync: bool = False, finished: bool = False,
                 settled_at: float | None = None) -> GameView:
+        return self._observe(game, table, source_frame, jpeg, desync, finished, settled_at)[1]
+
+    def _observe(self, game: Game, table, source_frame: int | None, jpeg: bytes | None,
+                 desync: bool, finished: bool, settled_at: float | None) -> tuple[int, GameView]:
+        """`observe`, also giving the seq of the stored table event."""
         if self.view(game).finished:
             raise ActionError("this game is over: start a new one on the set-up page")
         table = validate_table(table, self.deck)
@@ -255,10 +260,10 @@ class GameService:
         picture = self.save_picture(game, jpeg)
         # the end of the game is its own "finish" event, written by finish() below
         data = {"table": table, "frame": source_frame, "desync": bool(desync), "picture": picture}
-        _, view = self._append(game, "table", data, settled_at=settled_at or time.time())
+        event, view = self._append(game, "table", data, settled_at=settled_at or time.time())
         if finished:
             view = self.finish(game)
-        return view
+        return event.seq, view
 
     def _find_move(self, game: Game, frame, index) -> tuple[GameView, dict]:
         view = self.view(game)
@@ -369,6 +374,10 @@ class GameService:
         seen = [e.data.get("frame") for e in self.store.events(game_id) if e.kind == "table"]
         start_after = max((f for f in seen if isinstance(f, int)), default=-1)
         picture = None   # the latest camera picture: the evidence of the next settled table
+        # the feed's table numbers -> the seqs of the tables stored; a refused table has none.
+        # It holds for this run of the feed only: a restarted feed numbers its tables afresh
+        # (the tracker starts again), so a correction naming a table from before is not in it.
+        accepted: dict[int, int] = {}
         try:
             for event in feed.events(start_after):
                 if self._feed is not feed:
@@ -378,19 +387,20 @@ class GameService:
                     self.video.put(event.jpeg)
                 if event.table is not None:
                     try:
-                        self.observe(self.store.game(game_id), event.table,
-                                     source_frame=event.index, jpeg=event.jpeg or picture,
-                                     desync=event.desync, finished=event.finished,
-                                     settled_at=time.time())
+                        seq, _ = self._observe(self.store.game(game_id), event.table, event.index,
+                                               event.jpeg or picture, event.desync,
+                                               event.finished, time.time())
                     except ActionError as exc:
                         # one unreadable table must not stop the game: flag it and go on
                         log.warning("frame %s refused: %s", event.index, exc)
                         self.tracker_desync = True
                         self.publish(game, "desync")
                         continue
+                    if event.table_number is not None:
+                        accepted[event.table_number] = seq
                     self.tracker_desync = event.desync
                 elif event.correction is not None:
-                    self._camera_correction(self.store.game(game_id), event.correction)
+                    self._camera_correction(self.store.game(game_id), event.correction, accepted)
                 elif event.desync != self.tracker_desync:
                     self.tracker_desync = event.desync
                     self.publish(game, "desync")
@@ -404,14 +414,22 @@ class GameService:
             log.exception("table feed failed")
             self.publish(game, "feed_error")
 
-    def _camera_correction(self, game: Game, correction: dict) -> None:
-        """The tracker outvoted its first reading of a card: rename it from the table it was laid in."""
-        frames = [f for f in self.view(game).frames if f.source_frame == correction.get("since")]
-        nth = int(correction.get("nth") or 0)
+    def _camera_correction(self, game: Game, correction: dict, accepted: dict[int, int]) -> None:
+        """The tracker outvoted its first reading of a card: rename it from the table it was laid in.
+
+        That table is the one the feed numbered `table_number`, or none: a table this
+        service refused (or one from before the feed restarted) is not stored under that
+        number, and renaming from any other table would rewrite the wrong move.
+        """
+        number = correction.get("table_number")
         try:
-            if nth >= len(frames):
-                raise ActionError(f"no table {nth} at camera frame {correction.get('since')}")
-            self.correct(game, frames[nth].index, correction["from"], correction["to"],
+            seq = accepted.get(number) if isinstance(number, int) else None
+            frame = next((f for f in self.view(game).frames if f.seq == seq), None)
+            if frame is None:
+                raise ActionError(
+                    f"table {number!r} of the feed (camera frame {correction.get('since')}) "
+                    "is not in this game's history: it was refused, undone or sent before a restart")
+            self.correct(game, frame.index, correction["from"], correction["to"],
                          f"camera: later readings of this card say {correction['to']}, "
                          f"not {correction['from']}")
         except (ActionError, KeyError) as exc:

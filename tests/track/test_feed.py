@@ -80,3 +80,41 @@ def test_moves_made_during_a_drop_out_reach_the_dashboard_one_table_each(service
                     ("Ben", _identity("M-blue-red"), "extend", True), ("Cy", "H-orange", "new", True)]
     state = client.get("/api/state").get_json()
     assert not state["desync"] and state["turn"] == "Ann"
+
+
+def test_the_feed_numbers_its_tables_and_a_correction_names_the_number_the_card_was_laid_in(tmp_path):
+    folder = write_frames(tmp_path / "game", game_frames(GAME, still=7, hand_frames=3))
+    feed = open_table_feed(str(folder), players=PLAYERS, analyze=MisreadWhenLaid(GAME),
+                           realtime=False, picture_fps=0)
+    events = list(feed.events())
+    tables = [e for e in events if e.table is not None]
+    assert [e.table_number for e in tables] == list(range(len(tables)))
+    (correction,) = [e.correction for e in events if e.correction is not None]
+    # the number is that of the first table sent with the misread card (as first read) in it
+    laid = next(e.table_number for e in tables
+                if any(_identity(code) == "M-orange-green" for chain in e.table for code in chain))
+    assert correction["table_number"] == laid == 1
+    assert (_identity(correction["from"]), _identity(correction["to"])) == \
+        ("M-orange-green", "M-yellow-green")
+
+
+def test_a_correction_of_a_card_laid_in_a_refused_table_is_not_applied_anywhere(
+        service, tmp_path, monkeypatch, caplog):
+    from companion.web.service import ActionError
+    store_table = service._observe
+
+    def refuse_the_second_table(game, table, *args):
+        if any(_identity(code) == "M-orange-green" for chain in table for code in chain) and \
+                not any(_identity(code) == "H-purple" for chain in table for code in chain):
+            raise ActionError("refused for this test")
+        return store_table(game, table, *args)
+    monkeypatch.setattr(service, "_observe", refuse_the_second_table)
+    folder = write_frames(tmp_path / "game", game_frames(GAME, still=7, hand_frames=3))
+    caplog.set_level("WARNING", logger="companion.web.service")
+    client, game = follow(service, folder, PLAYERS, MisreadWhenLaid(GAME))
+    view = service.view(service.store.game(game.id))
+    assert len(view.frames) == len(GAME) - 1          # every table but the refused one
+    # the card was laid in the refused table: no stored table may be renamed in its place
+    assert [e for e in view.log if e["kind"] == "correction"] == []
+    assert any("camera correction not applied" in r.getMessage() and "refused" in r.getMessage()
+               for r in caplog.records)

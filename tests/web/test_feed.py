@@ -205,3 +205,71 @@ def test_the_referee_can_reopen_a_source_that_stopped(client, service, monkeypat
     service.wait_for_feed(timeout=5)
     assert opened == [-1, 0] and service.feed_error is None
     assert [m["card"] for m in service.view(service.game()).moves] == ["M-blue-green"]
+
+
+def _corrections(service, game):
+    """The stored corrections as (frame index of their target, from, to)."""
+    view = service.view(service.store.game(game.id))
+    at = {f.seq: f.index for f in view.frames}
+    return [(at[e["data"]["target"]], e["data"]["from"], e["data"]["to"])
+            for e in view.log if e["kind"] == "correction"]
+
+
+def test_a_camera_correction_names_the_table_the_tracker_meant_even_after_a_refused_one(
+        service, caplog):
+    def table(number, index, chains):
+        return FeedEvent(index, table=chains, table_number=number)
+
+    def correction(number, since, nth, wrong, right):
+        return FeedEvent(12, correction={"table_number": number, "since": since, "nth": nth,
+                                         "from": wrong, "to": right})
+    # two tables at a frame each (as after a camera drop-out); the deck has no pink cards,
+    # so the first of each pair is refused
+    feed = ScriptedFeed([table(0, 0, [["M-red-blue"]]),
+                         table(1, 5, [["M-red-blue"], ["M-pink-blue"]]),
+                         table(2, 5, [["M-red-blue", "M-blue-green"]]),
+                         table(3, 9, [["M-red-blue", "M-blue-green", "T-green"], ["M-pink-blue"]]),
+                         table(4, 9, [["M-red-blue", "M-blue-green", "T-green"]]),
+                         # laid in table 2: the 2nd table sent at frame 5
+                         correction(2, 5, 1, "M-blue-green", "M-blue-yellow"),
+                         # laid in table 3, which was refused: no stored table may take it
+                         correction(3, 9, 0, "T-green", "T-yellow")])
+    caplog.set_level("WARNING", logger="companion.web.service")
+    game = service.new_game(["Ann", "Ben"], "test", feed)
+    service.wait_for_feed(timeout=5)
+    view = service.view(service.store.game(game.id))
+    assert [f.source_frame for f in view.frames] == [0, 5, 9]
+    assert _corrections(service, game) == [(1, "M-blue-green", "M-blue-yellow")]
+    assert view.frames[2].table == [["M-red-blue", "M-blue-yellow", "T-green"]]
+    warnings = [r.getMessage() for r in caplog.records if "correction not applied" in r.getMessage()]
+    assert len(warnings) == 1 and "table 3 " in warnings[0]
+
+
+def test_after_a_restart_a_correction_only_names_tables_the_new_run_sent(service):
+    game = service.new_game(["Ann", "Ben"], "test")
+
+    class Restarted:
+        """The tracker's feed run twice: each run numbers its tables from 0."""
+        runs = 0
+
+        def events(self, start_after=-1):
+            Restarted.runs += 1
+            if Restarted.runs == 1:
+                yield FeedEvent(0, table=[["M-red-blue"]], table_number=0)
+                yield FeedEvent(3, table=[["M-red-blue", "M-blue-green"]], table_number=1)
+                raise OSError("camera unplugged")
+            assert start_after == 3
+            yield FeedEvent(6, table=[["M-red-blue", "M-blue-green", "T-green"]], table_number=0)
+            # this run never sent a table 1: the first run's table 1 must not be taken for it
+            yield FeedEvent(8, correction={"table_number": 1, "since": 3, "nth": 0,
+                                           "from": "M-blue-green", "to": "M-blue-yellow"})
+            yield FeedEvent(8, correction={"table_number": 0, "since": 6, "nth": 0,
+                                           "from": "T-green", "to": "T-yellow"})
+
+        def close(self):
+            pass
+    for _ in range(2):
+        service.start_feed(game, Restarted())
+        service.wait_for_feed(timeout=5)
+    assert service.feed_error is None and Restarted.runs == 2
+    assert _corrections(service, game) == [(2, "T-green", "T-yellow")]
