@@ -92,6 +92,9 @@ def _bench(p: argparse.ArgumentParser) -> None:
                    help="--advisor: games to simulate (default 200)")
     p.add_argument("--oracle", action="store_true",
                    help="--games: read frames with the renderer's truth (measures the tracker alone)")
+    p.add_argument("--oracle-noise", metavar="MISREAD,MISS",
+                   help="--games --oracle: a fallible oracle: share of cards misread, and missed "
+                        "(drawn once per card and still table, from the game seed)")
     p.add_argument("--players", type=int, default=3, help="--advisor: players per game (default 3)")
     p.add_argument("--calibrated", action="store_true",
                    help="instead: an unseen deck under an unseen light, figures without and with calibration")

@@ -84,43 +84,58 @@ def _settled_truth(truth: dict) -> dict[int, dict]:
 class OracleAnalyzer:
     """The renderer's truth of a settled frame; a frame without one was read while things moved.
 
-    `noise` > 0 makes it a fallible reader with known error rates, to measure how
-    much the tracker's voting and settling absorb: each card is misread (one end's
-    colour wrong, confidence lowered) with probability `noise`, missed with
-    probability `noise / 2`, and every outline jitters by a few pixels.
+    `misread` and `miss` > 0 make it a fallible reader with known error rates, to
+    measure what the tracker's voting and settling absorb: each card is misread
+    (one end's colour wrong, confidence lowered) with probability `misread`, and
+    missed (left out, its chain broken where it lay) with probability `miss`
+    (default `misread / 2`); every outline jitters by a few pixels.  A vision
+    reading a still picture makes the same mistakes in every frame of it, so a
+    card's errors are drawn once per still table (`table_of`: frame index -> the
+    game state it shows; by default each frame its own) from the seed, the table
+    and the card alone: the same game and seed give the same errors whichever
+    frames the tracker chooses to read.
     """
 
     COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 
-    def __init__(self, settled: dict[int, dict], noise: float = 0.0, seed: int = 0):
-        import numpy as np
+    def __init__(self, settled: dict[int, dict], misread: float = 0.0, seed: int = 0,
+                 miss: float | None = None, table_of: dict[int, int] | None = None):
         self.settled = settled
         self.frame = -1
         self.unsettled_reads = 0
-        self.noise = noise
-        self.rng = np.random.default_rng(seed)
+        self.misread = misread
+        self.miss = misread / 2 if miss is None else miss
+        self.seed = seed
+        self.table_of = table_of or {}
 
     def __call__(self, image):
         data = self.settled.get(self.frame)
         if data is None:
             self.unsettled_reads += 1
             raise LookupError(f"frame {self.frame} has no settled truth")
-        return self._spoil(data) if self.noise else data
+        return self._spoil(data) if self.misread or self.miss else data
+
+    def _rng(self, *key: int):
+        import numpy as np
+        return np.random.default_rng([self.seed, *key])
 
     def _spoil(self, data: dict) -> dict:
         import copy
         data = copy.deepcopy(data)
-        rng, kept = self.rng, []
+        table = self.table_of.get(self.frame, self.frame)
+        kept = []
         for card in data.get("cards", []):
-            if rng.random() < self.noise / 2:
+            errors = self._rng(0, table, int(card["id"]))   # the same in every frame of this table
+            missed, misread = errors.random() < self.miss, errors.random() < self.misread
+            if missed:
                 continue
-            shift = rng.normal(0, 2.0, 2)
+            shift = self._rng(1, self.frame, int(card["id"])).normal(0, 2.0, 2)
             card["corners"] = [[x + shift[0], y + shift[1]] for x, y in card["corners"]]
             card["ends"] = [[x + shift[0], y + shift[1]] for x, y in card["ends"]]
-            if card["colours"] and rng.random() < self.noise:
-                k = int(rng.integers(len(card["colours"])))
-                card["colours"][k] = str(rng.choice([c for c in self.COLOURS if c != card["colours"][k]]))
-                card["confidence"] = float(rng.uniform(0.4, 0.9))
+            if card["colours"] and misread:
+                k = int(errors.integers(len(card["colours"])))
+                card["colours"][k] = str(errors.choice([c for c in self.COLOURS if c != card["colours"][k]]))
+                card["confidence"] = float(errors.uniform(0.4, 0.9))
             kept.append(card)
         ids = {c["id"] for c in kept}
         data["cards"] = kept
@@ -135,6 +150,12 @@ class OracleAnalyzer:
                     part = []
         data["snakes"] = snakes
         return data
+
+
+def _still_tables(truth: dict) -> dict[int, int]:
+    """Video frame index -> the game state (record frame) it shows."""
+    return {int(f["index"]): int(f["record_frame"]) for f in truth.get("frames", [])
+            if f.get("record_frame") is not None}
 
 
 def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyzer | None = None,
@@ -177,7 +198,7 @@ def judge_game(truth: dict, account: dict, deck) -> dict:
 
 def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = None,
               profile: str | None = None, max_frames: int | None = None, noise: float = 0.0,
-              log=sys.stderr) -> dict:
+              miss: float | None = None, log=sys.stderr) -> dict:
     import cv2
     from companion.game.deck import load_deck
     from companion.synth.game import render_game
@@ -208,7 +229,8 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
             players = list(truth["players"])
             video = folder / truth["video"]
-            o = OracleAnalyzer(_settled_truth(truth), noise, game_seed) if oracle else None
+            o = OracleAnalyzer(_settled_truth(truth), noise, game_seed, miss,
+                               _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
             account, seconds, frames = follow_video(video, players, o or analyzer.analyze, o, deck,
                                                     finished)
@@ -229,7 +251,8 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
     seconds = sum(r["frames"] / r["fps"] for r in games if r["fps"])
     return {
         "games": len(games),
-        "analyser": (f"oracle (renderer truth, {noise:.0%} misreads)" if oracle else "vision"),
+        "analyser": (f"oracle (renderer truth, {noise:.0%} misread, "
+                     f"{(noise / 2 if miss is None else miss):.0%} missed)" if oracle else "vision"),
         "scores_exact": round(sum(r["scores_right"] for r in games) / max(1, len(games)), 4),
         "move_accuracy": round(sum(r["right"] for r in games) / total_moves, 4),
         "phantom_moves": sum(r["phantom"] for r in games),
@@ -240,6 +263,20 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
     }
 
 
+def oracle_noise(text: str | None) -> tuple[float, float | None]:
+    """`MISREAD[,MISS]` shares (0..1) -> (misread, miss); MISS defaults to half of MISREAD."""
+    from companion.cli import UserError
+    if not text:
+        return 0.0, None
+    try:
+        values = [float(v) for v in str(text).split(",")]
+    except ValueError:
+        values = []
+    if not 1 <= len(values) <= 2 or not all(0.0 <= v <= 1.0 for v in values):
+        raise UserError(f"--oracle-noise wants MISREAD,MISS as shares between 0 and 1, not {text!r}")
+    return values[0], (values[1] if len(values) == 2 else None)
+
+
 def main(args) -> int:
     if getattr(args, "games", None) and args.games > 0:
         count = args.games
@@ -247,10 +284,11 @@ def main(args) -> int:
         count = args.count if args.count not in (None, SCENE_BENCH_DEFAULT_COUNT) else DEFAULT_GAMES
     if os.environ.get("COMPANION_BENCH_CPU"):
         os.sched_setaffinity(0, {int(os.environ["COMPANION_BENCH_CPU"])})
-    noise = float(os.environ.get("COMPANION_BENCH_ORACLE_NOISE", "0") or 0)
-    report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False),
+    noise, miss = oracle_noise(getattr(args, "oracle_noise", None)
+                               or os.environ.get("COMPANION_BENCH_ORACLE_NOISE"))
+    report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False) or bool(noise or miss),
                        keep=os.environ.get("COMPANION_BENCH_KEEP"), profile=getattr(args, "profile", None),
-                       noise=noise)
+                       noise=noise, miss=miss)
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:

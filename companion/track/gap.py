@@ -38,6 +38,7 @@ class GapStep:
     added: list[int]             # the card laid in this step
     taken: list[list[int]]       # chains taken off the table (the last step only)
     order_sure: bool = True      # no other order explains the change as well with other moves
+    frame: int | None = None     # when it was seen, if earlier than the settle that judges it
 
 
 def cut_out(tracks: list[list[int]], table: list[list[str]], keep: set[int]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import cv2
+import numpy as np
+
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 
@@ -60,6 +63,21 @@ def code_of(entry: dict, track: int) -> str | None:
             if t == track:
                 return code
     return None
+
+
+def outline_gap(a, b) -> float:
+    """The distance between two convex outlines (corner lists); 0 when they overlap."""
+    pa, pb = np.asarray(a, float), np.asarray(b, float)
+    if cv2.intersectConvexConvex(pa.astype(np.float32), pb.astype(np.float32))[0] > 0:
+        return 0.0
+    return min(_point_to_edges(p, poly) for src, poly in ((pa, pb), (pb, pa)) for p in src)
+
+
+def _point_to_edges(p: np.ndarray, poly: np.ndarray) -> float:
+    starts, ends = poly, np.roll(poly, -1, axis=0)
+    d = ends - starts
+    t = np.clip(np.einsum("ij,ij->i", p - starts, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-9), 0, 1)
+    return float(np.min(np.linalg.norm(starts + t[:, None] * d - p, axis=1)))
 
 
 def chains_from_links(nodes: set, edges: set) -> list[list[int]] | None:

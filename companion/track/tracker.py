@@ -38,7 +38,7 @@ from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
 
 from .frames import EncodedFrame, full_image
-from .gap import GapStep, gap_steps
+from .gap import GapStep, cut_out, gap_steps
 from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
@@ -47,9 +47,11 @@ from .reading import AnalyzeFn, parse_reading
 from .record import MoveRecord
 from .referee_link import RefereeLink
 from .settings import TrackerSettings, TrackEvent
-from .tables import canonical_chain, chains_from_links, code_of, reading_signature
+from .tables import canonical_chain, chains_from_links, code_of, outline_gap, reading_signature
 
 __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
+
+TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
 
 
 @dataclass
@@ -97,6 +99,10 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
         self.retired: dict[int, Track] = {}        # cards collected or taken, kept for the record
         self._facing: dict[int, dict[int, str]] = {}  # middle -> {neighbour: colour facing it}
+        # the settled pictures since the table was last given to the referee, that one first:
+        # when a card found late was laid is read from where its place changed among them
+        self._pictures: list[tuple[int, np.ndarray]] = []
+        self._deferred = 0                          # settled readings in a row left unjudged
 
     # ----------------------------------------------------------------- public
 
@@ -240,13 +246,23 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         added = present - before
         gone = before - present
         unmoved = self._unmoved(window)
-        if unmoved is not None:
+        forced = self._force or self._desync_settles >= self.settings.accept_after
+        # Before the first table is judged every card found is part of where play starts; a
+        # table taken as it is keeps what the reader found.
+        if unmoved is not None and self.history and not forced:
             # The pixels have the last word on whether anything happened at a place: a card
             # the analyser lost where nothing changed is still there, and one it found where
             # nothing changed was never laid.
             # (a chain already missing at the last settle is judged by how long it stays gone)
             unseen = {t for t in gone - set(self._gone_since) if unmoved(self._track(t).corners)}
-            ghosts = {t for t in added if unmoved(self.tracks[t].corners)}
+            # A card found where nothing changed since the last settle was not laid this turn:
+            # if its place changed since the table was last judged, it was laid then and the
+            # reader missed it (`_laid_unseen`); otherwise it was never laid.
+            latest = self._unmoved(window, self._pictures[-1][1]) if self._pictures else unmoved
+            stale = {t for t in added if (latest or unmoved)(self.tracks[t].corners)}
+            late_found = self._laid_unseen(stale, window)
+            ghosts = stale - set(late_found)
+            ghost_links = {e for e in edges if e & ghosts}
             self.stats["unseen"] += len(unseen)
             self.stats["ghosts"] += len(ghosts)
             gone -= unseen
@@ -257,6 +273,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         # A card seen gone (and the pixels agree something happened there) only counts as
         # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
         # pass.  A complete snake is the exception: taking it is the game.
+        else:
+            unseen, late_found, ghost_links = set(), {}, set()
         complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)
                     for t in c}
         since = {t: self._gone_since.get(t, frame) for t in gone - complete}
@@ -269,7 +287,6 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         # are still there are what a covered or moved camera looks like.
         whole = {t for c in self.chains if all(t in gone for t in c) for t in c}
         problem = None
-        forced = self._force or self._desync_settles >= self.settings.accept_after
         if forced:
             # Told to, or the table has stayed unexplainable for several settled readings:
             # give it to the referee as it is rather than lose the rest of the game.
@@ -277,8 +294,21 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         elif len(hidden - whole) > max(2, self.settings.max_hidden * len(before)):
             problem = f"{len(hidden - whole)} cards of the table are hidden or gone"
         elif len(added) > (self.settings.max_gap_cards if self.source_gap
-                           else self.settings.max_new_cards) and self.history:
+                           else self.settings.max_new_cards + len(late_found)) and self.history:
             problem = f"{len(added)} new cards at once"
+        # A new card beside a card no reading of this table saw, or linked only to a card
+        # not believed laid, cannot be judged: which cards it touches was not read.  The
+        # change waits for the next settled table (its cards are then found late, in order);
+        # the game is never told a guess.
+        blind = {t for t in added if any(t in e for e in ghost_links)
+                 or any(self._beside(t, u) for u in unseen | hidden)}
+        if problem is None and blind and not forced:
+            if self._deferred < self.settings.max_deferred:
+                self._deferred += 1
+                self.stats["deferred"] += 1
+                self._picture(window)
+                return []
+            problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
@@ -292,7 +322,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             if chains is None:
                 problem = "the cards do not form chains"
         if problem is not None:
-            return self._enter_desync(problem, frame)
+            return self._enter_desync(problem, frame, window)
 
         table = self._codes_for(chains, added)
         old = sorted(canonical_chain(c) for c in self.table)
@@ -300,15 +330,17 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # Nudged, shadowed, or nothing at all: the same table, no move.
             self.chains = chains
             self._remember(window, chains, table)
+            self._picture(window)
             return self._leave_desync(frame) + self._corrections(frame)
         late, self._late = self._late, {}
         try:
             earlier = self._observe_removal(late, taken) if late else []
-            steps = self._steps(chains, table, added, taken, gone - hidden, forced)
+            steps = self._steps(chains, table, added, taken, gone - hidden, forced, late_found)
             if steps is None:
                 return earlier + self._enter_desync(
                     f"{len(added)} new cards at once, and no order of moves explains them", frame)
-            judged = [self.referee.observe(step.table, frame) for step in steps]
+            judged = [self.referee.observe(step.table, frame if step.frame is None else step.frame)
+                      for step in steps]
         except Exception as exc:  # the referee cannot make sense of it: say so, don't guess
             return self._enter_desync(f"table not explainable ({exc})", frame)
 
@@ -320,8 +352,10 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self.codes.setdefault(t, self.deck.identity(Card.parse(
                 code_of({"tracks": chains, "table": table}, t))).code)
         self._remember(window, chains, table)
+        self._pictures = [(window.frames[-1], window.small)]
         for step, moves in zip(steps, judged):
-            entry = {"frame": frame, "table": step.table, "tracks": step.tracks,
+            entry = {"frame": step.frame if step.frame is not None else frame,
+                     "table": step.table, "tracks": step.tracks,
                      "evidence": {"before": before_frame, "after": window.frames[-1]},
                      "added": sorted(step.added), "taken": step.taken}
             if len(steps) > 1:
@@ -349,11 +383,15 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         if not status.online:
             self.source_offline()
 
-    def _steps(self, chains, table, added: set, taken: list, gone: set, forced: bool):
+    def _steps(self, chains, table, added: set, taken: list, gone: set, forced: bool,
+               late: dict[int, int]):
         """The settled change as steps of one card each (see `gap`) when the source dropped
         out since the last settle; None when several new cards cannot be ordered into moves
-        then, unless the table is being taken as it is."""
+        then, unless the table is being taken as it is.  Cards found late (`late`: card ->
+        the settled picture that first showed it) come first, in the order they were laid."""
         last = GapStep(chains, table, sorted(added), taken)
+        if late and not (self.source_gap and len(added) >= 2):
+            return self._late_steps(chains, table, added, taken, gone, late)
         if len(added) < 2 or not self.history or not self.source_gap:
             return [last]   # the camera watched: two cards at once are one player's foul
         if len(added) > self.settings.max_gap_cards:
@@ -372,6 +410,53 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             return steps
         return [last] if forced else None
 
+    def _late_steps(self, chains, table, added: set, taken: list, gone: set,
+                    late: dict[int, int]) -> list[GapStep]:
+        """One step per settled picture that showed cards first found only now, then this one.
+        The chains taken now were still there in the earlier steps."""
+        entry = self.history[-1] if self.history else None
+        gone_chains = [c for c in self.chains if all(t in gone for t in c)]
+        gone_table = [[(code_of(entry, t) if entry else None) or self._track(t).identity for t in c]
+                      for c in gone_chains]
+        old = {t for c in chains for t in c} - added
+        steps = []
+        for k in sorted(set(late.values())):
+            ids, codes = cut_out(chains, table, old | {t for t, j in late.items() if j <= k})
+            steps.append(GapStep(ids + gone_chains, codes + gone_table,
+                                 sorted(t for t, j in late.items() if j == k), [],
+                                 frame=self._pictures[k][0]))
+        now = sorted(added - set(late))
+        if now or taken or sorted(map(canonical_chain, table)) != sorted(
+                map(canonical_chain, steps[-1].table)):
+            steps.append(GapStep(chains, table, now, taken))
+        else:
+            steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
+        return steps
+
+    def _laid_unseen(self, cards: set, window: _Window) -> dict[int, int]:
+        """Of cards found where nothing changed since the last settle, those whose place
+        changed since the table was last judged: card -> index in `_pictures` of the first
+        settled picture that showed it (the reader missed it there)."""
+        tests = [self._unmoved(window, small) for _, small in self._pictures[:-1]]
+        out = {}
+        for t in cards:
+            corners = self.tracks[t].corners
+            changed = [k for k, test in enumerate(tests) if test is not None and not test(corners)]
+            if changed:
+                out[t] = max(changed) + 1
+        return out
+
+    def _beside(self, a: int, b: int) -> bool:
+        """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
+        ta, tb = self._track(a), self._track(b)
+        return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
+
+    def _picture(self, window: _Window) -> None:
+        """Keep a settled picture: a card found later is dated by where its place changed."""
+        self._pictures = (self._pictures[:1] + self._pictures[-6:]) if len(self._pictures) > 7 \
+            else self._pictures
+        self._pictures.append((window.frames[-1], window.small))
+
     def _restore_links(self, kept: set, present: set, edges: set) -> None:
         """Give cards kept in place though unseen the links they had in the settled table."""
         for chain in self.chains:
@@ -379,10 +464,11 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
 
-    def _unmoved(self, window: _Window):
+    def _unmoved(self, window: _Window, before: np.ndarray | None = None):
         """A test `corners -> bool`: did the pixels under that outline stay as they were when
-        the table last settled?  None when there is no settled picture to compare with."""
-        before, now, image = self._settled_small, window.small, window.image
+        the table last settled (or in `before`)?  None when there is no picture to compare with."""
+        before = self._settled_small if before is None else before
+        now, image = window.small, window.image
         if before is None or now is None or image is None or before.shape != now.shape:
             return None
         changed = self.gate.changed_mask(now, before)
@@ -396,8 +482,11 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             return inside.sum() > 0 and changed[inside].mean() < self.settings.unmoved_fraction
         return unmoved
 
-    def _enter_desync(self, reason: str, frame: int) -> list[TrackEvent]:
+    def _enter_desync(self, reason: str, frame: int, window: _Window | None = None
+                      ) -> list[TrackEvent]:
         was = self.desync
+        if window is not None:   # cards laid while lost are dated by where their place changed
+            self._picture(window)
         self.desync_reason = reason
         self.stats["desync_settles"] += 1
         self._desync_settles += 1
@@ -407,6 +496,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
 
     def _leave_desync(self, frame: int) -> list[TrackEvent]:
         self._desync_settles = 0
+        self._deferred = 0
         self.source_gap = False
         if not self.desync:
             return []

@@ -403,3 +403,43 @@ def test_a_table_taken_as_it_is_after_a_long_drop_out_is_judged_as_one_change():
     p.show(analysis(big))
     assert not tracker.desync
     assert p.moves() and not any("after_gap" in m for m in p.moves())
+
+
+def _miss_in(calls, colours):
+    """A fault: the readings numbered `calls` do not see the card with these colours."""
+    lose = _drop(colours)
+    return lambda data, call: lose(data, call) if call in calls else data
+
+
+def test_a_card_the_analyser_missed_when_laid_is_judged_in_its_turn_once_found():
+    # every reading of the second table misses the card just laid; the third finds it where
+    # nothing changed since: it was laid a turn ago, not invented (nor laid with H-purple)
+    tracker, p = run(GAME[:3], fault=_miss_in({4, 5, 6}, ["green", "yellow"]))
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+    laid, _ = p.moves()
+    assert laid["frame"] < p.moves()[1]["frame"]       # dated by the picture that first showed it
+
+
+def test_a_new_card_beside_a_card_the_analyser_misses_waits_to_be_read_whole():
+    # the second table's readings miss the card the new one extends: judged then, the new
+    # card would stand alone (a foul: it could attach); it waits for the next table instead
+    tracker, p = run(GAME[:3], fault=_miss_in({4, 5, 6}, ["blue", "green"]))
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+    assert tracker.stats["deferred"] == 1
+
+
+def test_a_card_beside_an_unseen_one_in_every_reading_is_a_desync_not_a_guess():
+    # the card it extends is never seen again while play goes on elsewhere
+    later = [GAME[1] + [["H-red"]], GAME[1] + [["H-red"], ["T-red"]], GAME[1] + [["H-red"], ["T-red"], ["H-orange"]]]
+    tracker, p = run(GAME[:2] + later, fault=_miss_in(set(range(4, 100)), ["blue", "green"]))
+    assert p.moves() == [] and tracker.desync
+
+
+def test_a_card_missed_in_the_first_reading_belongs_to_the_starting_table():
+    # nothing is judged before the first table: a card found later where nothing changed
+    # was there when play was first seen, and the game goes on from it
+    tables = [[["M-blue-green"]], [["M-blue-green"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red"]]]
+    tracker, p = run(tables, fault=_miss_in({1, 2, 3}, ["blue", "green"]))
+    assert summary(p.moves()) == summary(
+        judge_record({"players": PLAYERS, "frames": [{"table": t} for t in tables[1:]]})["moves"])

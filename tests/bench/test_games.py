@@ -1,0 +1,66 @@
+"""The games bench's fallible oracle: known error rates, the same errors whatever is read."""
+from __future__ import annotations
+
+import pytest
+
+from companion.bench.games import OracleAnalyzer, oracle_noise
+from companion.cli import UserError
+
+
+def _frame(n_cards: int) -> dict:
+    cards = [{"id": i, "kind": "middle", "colours": ["red", "blue"], "confidence": 1.0,
+              "ends": [[10.0 * i, 0.0], [10.0 * i + 5, 0.0]],
+              "corners": [[10.0 * i, 0.0], [10.0 * i + 8, 0.0], [10.0 * i + 8, 5.0], [10.0 * i, 5.0]]}
+             for i in range(n_cards)]
+    return {"cards": cards, "snakes": [{"cards": list(range(n_cards)), "complete": False}]}
+
+
+def _read(oracle: OracleAnalyzer, frame: int) -> dict:
+    oracle.frame = frame
+    return oracle(None)
+
+
+def _errors(reading: dict) -> tuple:
+    return (sorted(c["id"] for c in reading["cards"]),
+            sorted((c["id"], tuple(c["colours"])) for c in reading["cards"]))
+
+
+def test_errors_are_drawn_per_card_and_still_table_whatever_frames_are_read():
+    settled = {f: _frame(400) for f in range(6)}
+    tables = {0: 0, 1: 0, 2: 0, 3: 1, 4: 1, 5: 1}       # two still tables of three frames
+    a = OracleAnalyzer(settled, 0.1, seed=3, miss=0.2, table_of=tables)
+    b = OracleAnalyzer(settled, 0.1, seed=3, miss=0.2, table_of=tables)
+    forward = [_errors(_read(a, f)) for f in range(6)]
+    backward = [_errors(_read(b, f)) for f in reversed(range(6))][::-1]
+    assert forward == backward                            # the order of reading changes nothing
+    assert forward[0] == forward[1] == forward[2] and forward[3] == forward[4] == forward[5]
+    assert forward[0] != forward[3]                       # another still table, other errors
+    kept, colours = forward[0]
+    assert 0.15 < 1 - len(kept) / 400 < 0.25              # missed: ~20%
+    misread = sum(c != ("red", "blue") for _, c in colours) / len(colours)
+    assert 0.06 < misread < 0.14                          # misread: ~10%
+    # a missed card breaks its chain where it lay: every snake is a run of kept cards
+    reading = _read(a, 0)
+    ids = {c["id"] for c in reading["cards"]}
+    assert sorted(i for s in reading["snakes"] for i in s["cards"]) == sorted(ids)
+    assert all(b - a == 1 for s in reading["snakes"] for a, b in zip(s["cards"], s["cards"][1:]))
+
+
+def test_another_seed_gives_other_errors_and_no_noise_gives_the_truth():
+    settled = {0: _frame(200)}
+    one = _errors(_read(OracleAnalyzer(settled, 0.1, seed=1), 0))
+    two = _errors(_read(OracleAnalyzer(settled, 0.1, seed=2), 0))
+    assert one != two
+    assert _read(OracleAnalyzer(settled), 0) == settled[0]
+
+
+@pytest.mark.parametrize("text, want", [("0.1", (0.1, None)), ("0.05,0.2", (0.05, 0.2)),
+                                        (None, (0.0, None))])
+def test_oracle_noise_is_read_as_misread_and_miss_shares(text, want):
+    assert oracle_noise(text) == want
+
+
+@pytest.mark.parametrize("text", ["x", "0.1,0.2,0.3", "1.5", "-0.1,0.1"])
+def test_bad_oracle_noise_is_a_one_line_user_error(text):
+    with pytest.raises(UserError, match="--oracle-noise"):
+        oracle_noise(text)
