@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.find import find_cards, fit_quad, refine_corners, table_distance
+from companion.vision.find import find_cards, refine_corners
+from companion.vision.maps import table_distance
+from companion.vision.quads import fit_quad
 from companion.vision.outline import CardOutline, order_corners
 
 WORK_LONG_SIDE = 1280

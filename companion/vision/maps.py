@@ -1,0 +1,180 @@
+"""Where cards may lie: binary maps of a (downscaled) picture in which cards stand out as regions.
+
+Cards differ from the table, not from a fixed colour: the paper may be white,
+cream or dark and the table anything.  Each map marks what cannot be table in
+its own way (far from the table's colours at a few thresholds, a colour the
+table's border seldom shows, a region enclosed by edges), opened to keep the
+notches between touching cards or closed to bridge a body's dark outline.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+BORDER_SHARE = 0.06   # of the picture's short side: the ring taken to show the table
+RARITY_BINS = 32      # per Lab axis: 8 units wide, finer than cream from white
+TABLE_SHARE = 0.8     # about how much of a picture is table
+RARE = 230            # P(table | colour) under a tenth: the border is only a sample of the table
+
+
+def _closing_size(shape: tuple[int, ...]) -> int:
+    """The closing that bridges a body's outline: about half a percent of the picture."""
+    return max(3, int(round(max(shape[0], shape[1]) / 200)))
+
+
+def candidate_masks(lab: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+    """Binary maps in which cards are likely to stand out as regions, each flagged `closed`.
+
+    A pixel is foreground when its colour is far from every colour the table
+    is made of (a patterned cloth has several).  Open maps keep the notches
+    where two touching cards' rounded corners meet (what splitting needs);
+    closed maps bridge the snake's dark outline where it runs into a
+    connecting edge and would otherwise cut the paper in two.
+    """
+    lab = cv2.GaussianBlur(lab, (3, 3), 0)
+    dist = table_distance(lab)
+    opening = np.ones((3, 3), np.uint8)
+    k = _closing_size(lab.shape)
+    closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    out = []
+    # L1 distances (about 1.3 times the Euclidean ones); on a smooth table, cards
+    # paler in contrast than the lowest of them still stand out of its own noise
+    noise = float(np.percentile(_ring(dist[..., None]), 90))
+    levels = (18, 28, 44) if 2.0 * noise > 14 else (max(8.0, 2.0 * noise), 18, 28, 44)
+    for t in levels:
+        m = cv2.morphologyEx((dist > t).astype(np.uint8) * 255, cv2.MORPH_OPEN, opening)
+        out.append((m, False))
+        out.append((cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True))
+    out.append((edge_regions(lab[..., 0], k + 2), False))
+    return out
+
+
+def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, bool]]]:
+    """Maps of the pixels whose colour the table's border seldom shows, and the rarity map.
+
+    A patterned cloth shares colours with the paper (white squares beside
+    cream cards) and a lamp spreads the table over many shades, so a few
+    table colours and a distance miss cards there.  Instead the border ring,
+    where the table runs out of the frame, gives the table's own colour
+    histogram, and every colour is scored by how much more common it is in
+    the whole picture than on the table (histogram back-projection): the
+    paper is common inside and rare on the border however close its hue.
+    """
+    rarity = colour_rarity(cv2.GaussianBlur(lab, (5, 5), 0))
+    m = cv2.morphologyEx(cv2.threshold(rarity, RARE, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN,
+                         np.ones((3, 3), np.uint8))
+    k = _closing_size(lab.shape)
+    closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    return rarity, [(m, False), (cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True)]
+
+
+def evenly_lit(L: np.ndarray) -> np.ndarray:
+    """Lightness divided by the light falling on the table (its large-scale blur), at mid-grey.
+
+    A lamp pool or vignetting makes the middle of the table lighter or darker
+    than its border; cards are small beside the blur and change it little.
+    """
+    h, w = L.shape
+    f = max(1, min(h, w) // 64)
+    light = cv2.resize(L, (w // f, h // f), interpolation=cv2.INTER_AREA).astype(np.float32)
+    light = cv2.resize(cv2.GaussianBlur(light, (0, 0), 8.0), (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.divide(L.astype(np.float32), np.maximum(light, 1.0), scale=128.0).clip(0, 255).astype(np.uint8)
+
+
+def colour_rarity(lab: np.ndarray) -> np.ndarray:
+    """Per pixel (uint8), 255 where its colour cannot be table, 0 where the table is that colour.
+
+    P(table | colour) = share of table x P(colour | border) / P(colour | picture),
+    the border's histogram smoothed over neighbouring bins, since the table's
+    colours in the middle of the picture differ a little from the border's.
+    A lamp pool lights the middle unlike the border, so colours are also
+    compared with the light divided out; a colour is rare if rare either way
+    (dividing out the light also moves a pattern's colours a little).
+    """
+    even = lab.copy()
+    even[..., 0] = evenly_lit(lab[..., 0])
+    return cv2.max(_rarity(lab), _rarity(even))
+
+
+def _rarity(lab: np.ndarray) -> np.ndarray:
+    h, w = lab.shape[:2]
+    m = _border(lab.shape)
+    border = np.zeros((h, w), np.uint8)
+    border[:m], border[-m:], border[:, :m], border[:, -m:] = 1, 1, 1, 1
+    ranges = [0, 256] * 3
+    bins = [RARITY_BINS] * 3
+    on_border = ndimage.gaussian_filter(cv2.calcHist([lab], [0, 1, 2], border, bins, ranges), 0.6, mode="constant")
+    in_picture = cv2.calcHist([lab], [0, 1, 2], None, bins, ranges)
+    p_table = TABLE_SHARE * (on_border / on_border.sum()) / np.maximum(in_picture / in_picture.sum(), 1e-9)
+    table = (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8)
+    q = (lab // (256 // RARITY_BINS)).astype(np.int32)
+    return table.ravel()[(q[..., 0] * RARITY_BINS + q[..., 1]) * RARITY_BINS + q[..., 2]]
+
+
+def _border(shape: tuple[int, ...]) -> int:
+    """How wide the picture's border ring is: where the table runs out of the frame."""
+    return max(2, int(BORDER_SHARE * min(shape[0], shape[1])))
+
+
+def _ring(a: np.ndarray) -> np.ndarray:
+    """Every other pixel of the picture's border ring, one row each."""
+    m = _border(a.shape)
+    c = a.shape[2]
+    return np.concatenate([a[:m:2, ::2].reshape(-1, c), a[-m::2, ::2].reshape(-1, c),
+                           a[m:-m:2, :m:2].reshape(-1, c), a[m:-m:2, -m::2].reshape(-1, c)])
+
+
+def edge_regions(L: np.ndarray, k: int) -> np.ndarray:
+    """Regions enclosed by edges: a card on a table of its own colour still has a rim.
+
+    The card's rim and the art inside it form one connected set of edges; its
+    outer contour, filled, is the card (or a row of touching cards).  Table
+    texture touching the rim is trimmed off by an opening.
+    """
+    v = float(np.median(L[::4, ::4]))
+    edges = cv2.Canny(L, max(8.0, 0.25 * v), max(24.0, 0.6 * v))
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(edges)
+    cv2.drawContours(filled, contours, -1, 255, -1)
+    return cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+
+
+def table_colours(lab: np.ndarray, share: float = 0.1, max_colours: int = 4) -> np.ndarray:
+    """The colours the table is made of: the common colours of the picture's border.
+
+    The table runs out of the frame on every side while cards mostly lie
+    inside it, so the border ring shows the table (a patterned cloth has
+    several colours); the most common colour of the whole picture is kept too.
+    """
+    ring = _ring(lab)
+    whole = lab[::4, ::4].reshape(-1, 3)
+    colours = []
+    for sub, min_share in ((ring, share), (whole, 1.0)):
+        q = (sub // 16).astype(np.int32)
+        keys = q[:, 0] * 256 + q[:, 1] * 16 + q[:, 2]
+        counts = np.bincount(keys, minlength=4096)
+        order = np.argsort(counts)[::-1]
+        colours.append(sub[keys == order[0]].mean(axis=0))
+        for key in order[1:max_colours]:
+            if counts[key] < min_share * len(keys):
+                break
+            colours.append(sub[keys == key].mean(axis=0))
+    return np.array(colours, np.float32)
+
+
+def table_distance(lab: np.ndarray) -> np.ndarray:
+    """Per pixel (uint8), how far its colour is from the nearest table colour.
+
+    A weighted L1 distance in Lab, brightness counted at 0.6 because light
+    falls unevenly and colour is steadier; done in 8-bit OpenCV arithmetic
+    because it runs on every pixel of every frame.
+    """
+    L, a, b = cv2.split(lab)
+    best = None
+    for colour in table_colours(lab):
+        d = cv2.addWeighted(cv2.absdiff(L, float(colour[0])), 0.6, cv2.absdiff(a, float(colour[1])), 1.0, 0)
+        d = cv2.add(d, cv2.absdiff(b, float(colour[2])))
+        best = d if best is None else cv2.min(best, d)
+    return best

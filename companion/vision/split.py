@@ -1,0 +1,200 @@
+"""Touching cards: a region made of several cards end to end, cut into cards.
+
+The cut runs between notches of the outline (two rounded corners meeting, the
+wedge of an angled joint); a straight strip without notches is cut into equal
+card lengths; a strip of known card size is peeled card by card along its
+seams.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .quads import fit_quad, quad_shape_score
+
+SPLIT_BUDGET = 80          # cuts tried per frame when separating touching cards
+
+
+def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo, aspect_hi,
+               depth: int = 0, width: float = 0.0, budget: list[int] | None = None) -> list[tuple[np.ndarray, float]]:
+    """Cut a region of several touching cards into cards.
+
+    The cut runs between two notches of the outline (two rounded corners
+    meeting, or the wedge of an angled joint) and must really part the region
+    into two pieces of at least half a card each; pieces that are not yet one
+    card are cut again.
+    """
+    # Every call spends one unit of the frame's budget: a striped cloth would
+    # otherwise be cut into ever more pieces, each cut costing a contour search.
+    budget = budget if budget is not None else [SPLIT_BUDGET]
+    if depth > 8 or budget[0] <= 0:
+        return []
+    budget[0] -= 1
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 3
+    offset = np.array([x - pad, y - pad])
+    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    local = (contour - offset).astype(np.int32)
+    cv2.drawContours(mask, [local], -1, 255, -1)
+    width = width or short
+    if not width:
+        # the width of a strip of cards is twice its deepest inside point
+        width = 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
+    min_piece = 0.35 * width * width
+    for p, q in candidate_cuts(local, width):
+        cut = mask.copy()
+        cv2.line(cut, tuple(int(v) for v in np.round(p)), tuple(int(v) for v in np.round(q)), 0, 2)
+        parts, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        big = [c for c in parts if cv2.contourArea(c) >= min_piece]
+        if len(big) < 2:
+            continue
+        out = []
+        for part in big:
+            area = cv2.contourArea(part)
+            part = (part + offset).astype(np.int32)
+            quad = fit_quad(part)
+            score = 0.0 if quad is None else quad_shape_score(quad, part, area, aspect_lo, aspect_hi)
+            if score > 0 and area < 1.9 * width * width * aspect_hi:
+                out.append((quad, score * 0.95))
+            else:
+                out.extend(split_blob(part, short, long_, shape, aspect_lo, aspect_hi, depth + 1, width, budget))
+        return out
+    return []
+
+
+def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
+    """Chords that may separate two touching cards, best first.
+
+    Between two notches about one card width apart (rounded corners meeting on
+    both sides of a seam); or, where a chain bends, from the hinge (a deep
+    notch on the inner side) straight across the strip.
+    """
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    if len(pts) < 8:
+        return []
+    hull = cv2.convexHull(contour, returnPoints=False)
+    try:
+        defects = cv2.convexityDefects(contour, hull)
+    except cv2.error:
+        return []
+    if defects is None:
+        return []
+    defects = defects.reshape(-1, 4)
+    deep = [(d[3] / 256.0, pts[d[2]], int(d[2])) for d in defects if d[3] / 256.0 > max(1.0, 0.025 * width)]
+    cuts = []
+    for i in range(len(deep)):
+        for j in range(i + 1, len(deep)):
+            p, q = deep[i][1], deep[j][1]
+            length = float(np.hypot(*(p - q)))
+            if not (0.5 * width <= length <= 1.6 * width):
+                continue
+            cuts.append((length - 1.5 * (deep[i][0] + deep[j][0]), p, q))
+    step = max(2, int(0.15 * width))
+    for depth, p, k in deep:
+        if depth < 0.08 * width:
+            continue
+        a = pts[(k - step) % len(pts)] - p
+        b = pts[(k + step) % len(pts)] - p
+        na, nb = np.hypot(*a), np.hypot(*b)
+        if na == 0 or nb == 0:
+            continue
+        inward = -(a / na + b / nb)
+        n = np.hypot(*inward)
+        if n < 1e-6:
+            continue
+        inward /= n
+        cuts.append((1.2 * width - 1.5 * depth, p - inward * 0.05 * width, p + inward * 1.3 * width))
+    cuts.sort(key=lambda t: t[0])
+    return [(p, q) for _, p, q in cuts[:limit]]
+
+
+def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, float]]:
+    """A straight strip of touching cards, cut into equal card lengths."""
+    area = cv2.contourArea(contour)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+    if area < 0.85 * w * h:
+        return []
+    width, length = min(w, h), max(w, h)
+    n = int(round(length / (aspect * width)))
+    if n < 2 or abs(length - n * aspect * width) > 0.3 * aspect * width:
+        return []
+    box = cv2.boxPoints(((cx, cy), (w, h), angle))
+    # the two long sides of the box, as start -> end along the strip
+    e = np.linalg.norm(np.roll(box, -1, 0) - box, axis=1)
+    i = int(np.argmax(e))
+    a0, a1 = box[i], box[(i + 1) % 4]
+    b0, b1 = box[(i + 3) % 4], box[(i + 2) % 4]
+    out = []
+    for k in range(n):
+        t0, t1 = k / n, (k + 1) / n
+        quad = np.array([a0 + (a1 - a0) * t0, a0 + (a1 - a0) * t1, b0 + (b1 - b0) * t1, b0 + (b1 - b0) * t0])
+        out.append((quad.astype(np.float64), 0.5))
+    return out
+
+
+def peel_strip(contour: np.ndarray, gradient: tuple[np.ndarray, np.ndarray], short: float,
+               long_: float, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
+    """A snake of touching cards (straight or bending at its joints) cut into cards.
+
+    Where no notch shows in its outline, two touching cards still part along
+    a straight seam right across the strip (their edges, or a thin gap of
+    table), while the art inside a card runs mostly along it.  From one end of
+    the strip, the strongest such seam about a card's length on (the length
+    of the cards found alone) ends the first card; the rest is peeled the
+    same way, each card along the strip's own direction there, so a snake
+    may bend at every joint.
+    """
+    x, y, w, h = cv2.boundingRect(contour)
+    origin = np.array([x - 1, y - 1], np.float64)
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(mask, [contour - origin.astype(np.int32)], -1, 1, -1)
+    width = 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
+    if width > 1.25 * short or width < 0.7 * short:
+        return []
+    area = short * long_
+    ys, xs = np.nonzero(mask)
+    step = max(1, len(xs) // 4000)
+    pts = np.stack([xs[::step], ys[::step]], axis=1).astype(np.float64)
+    left = np.ones(len(pts), bool)
+    out = []
+    while left.sum() * step >= 0.6 * area and len(out) < max_cards:
+        rest = pts[left]
+        end = rest[np.argmax(np.linalg.norm(rest - rest.mean(axis=0), axis=1))]
+        near = rest[np.linalg.norm(rest - end, axis=1) < long_]
+        if len(near) < 10:
+            break
+        # the strip's direction near its end, pointing into the strip
+        _, _, vt = np.linalg.svd(near - near.mean(axis=0), full_matrices=False)
+        u = vt[0] if (near.mean(axis=0) - end) @ vt[0] >= 0 else -vt[0]
+        n = np.array([-u[1], u[0]])
+        t = (rest - end) @ u
+        t0 = t.min()
+        band = (t <= t0 + 1.3 * long_)
+        mid = float(np.median((rest[band] - end) @ n))
+        start = end + t0 * u + mid * n
+        length = _seam(gradient, start + origin, u, n, short, long_)
+        if float((t > t0 + length).sum()) * step < 0.6 * area:
+            length = max(length, float(t.max() - t0))   # the last card: the rest of the strip
+        inside = (t >= t0) & (t <= t0 + length) & (np.abs((rest - end) @ n - mid) <= short / 2)
+        if inside.sum() * step < 0.7 * short * length:
+            break
+        out.append((np.array([start - n * short / 2, start + n * short / 2,
+                              start + u * length + n * short / 2,
+                              start + u * length - n * short / 2]) + origin, 0.5))
+        idx = np.flatnonzero(left)
+        left[idx[t <= t0 + length]] = False
+    return out
+
+
+def _seam(gradient: tuple[np.ndarray, np.ndarray], start: np.ndarray, u: np.ndarray, n: np.ndarray,
+          short: float, long_: float) -> float:
+    """How far along `u` from `start` the strongest straight seam across the strip lies (about a card on)."""
+    gx, gy = gradient
+    ts = np.arange(0.75 * long_, 1.25 * long_, 1.0)
+    ss = np.linspace(-0.4 * short, 0.4 * short, 9)
+    at = start[None, None, :] + ts[:, None, None] * u + ss[None, :, None] * n
+    mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
+    along = np.abs(cv2.remap(gx, mx, my, cv2.INTER_LINEAR) * u[0] + cv2.remap(gy, mx, my, cv2.INTER_LINEAR) * u[1])
+    # a seam crosses the whole strip: the weakest of the three strip thirds counts
+    thirds = np.stack([along[:, :3].mean(axis=1), along[:, 3:6].mean(axis=1), along[:, 6:].mean(axis=1)])
+    return float(ts[int(np.argmax(thirds.min(axis=0)))])

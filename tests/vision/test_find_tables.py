@@ -1,0 +1,114 @@
+"""Cards the table's own colours hide: a patterned cloth sharing the paper's colour, a
+cloth barely darker than the paper, and touching cards whose only parting is a seam."""
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.find import find_cards, peel_strip
+from companion.vision.outline import polygon_iou
+
+CREAM = (200, 226, 238)       # BGR paper
+WHITE = (232, 240, 246)       # the white of a cloth, 11 units of Lab from the paper
+
+
+def _card_corners(centre, size, angle_deg):
+    return cv2.boxPoints((centre, size, angle_deg)).astype(np.float64)
+
+
+def _draw_card(img, corners, body=(40, 60, 200)):
+    """Paper to the edge with a body running from one short edge to the other."""
+    cv2.fillConvexPoly(img, np.round(corners).astype(np.int32), CREAM, cv2.LINE_AA)
+    e = np.linalg.norm(np.roll(corners, -1, 0) - corners, axis=1)
+    i = int(np.argmin(e))   # a short edge: corners i, i+1; the other short edge: i+2, i+3
+    a = (corners[i] + corners[(i + 1) % 4]) / 2
+    b = (corners[(i + 2) % 4] + corners[(i + 3) % 4]) / 2
+    t = np.linspace(0, 1, 30)[:, None]
+    n = np.array([-(b - a)[1], (b - a)[0]]) / np.linalg.norm(b - a)
+    path = a + t * (b - a) + np.sin(t * 2 * np.pi) * 0.12 * e.min() * n
+    art = img.copy()
+    cv2.polylines(art, [np.round(path).astype(np.int32)], False, (30, 30, 30), int(0.3 * e.min()), cv2.LINE_AA)
+    cv2.polylines(art, [np.round(path).astype(np.int32)], False, body, int(0.24 * e.min()), cv2.LINE_AA)
+    face = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillConvexPoly(face, np.round(corners).astype(np.int32), 1)
+    img[face > 0] = art[face > 0]     # the art is printed on the card, not past its edge
+
+
+def _noisy(img, seed, sigma=2.0):
+    rng = np.random.default_rng(seed)
+    return np.clip(img + rng.normal(0, sigma, img.shape), 0, 255).astype(np.uint8)
+
+
+def _found(found, corners):
+    return max((polygon_iou(f.corners, corners) for f in found), default=0.0)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_cream_cards_on_a_gingham_whose_white_is_nearly_their_colour(seed):
+    rng = np.random.default_rng(seed)
+    h, w, period = 540, 960, 44
+    y, x = np.mgrid[:h, :w]
+    red = (np.array((40, 40, 190)) + rng.integers(-15, 15, 3)).astype(np.float64)
+    mix = (0.5 * ((x // (period // 2)) % 2) + 0.5 * ((y // (period // 2)) % 2))[..., None]
+    img = (np.array(WHITE, np.float64) * (1 - mix) + red * mix).astype(np.uint8)
+    cards = [_card_corners((300, 270), (110, 170), 20 + 10 * seed),
+             _card_corners((640, 300), (110, 170), -35),
+             _card_corners((820, 150), (110, 170), 80)]
+    for c in cards:   # (a red body on the red cloth would cut the card in two: a known gap)
+        _draw_card(img, c, body=(60, 160, 60))
+    found = find_cards(_noisy(img, seed))
+    assert all(_found(found, c) > 0.8 for c in cards), [round(_found(found, c), 2) for c in cards]
+    assert len(found) == len(cards)
+
+
+def test_paper_barely_lighter_than_a_smooth_cloth_is_found():
+    # 13 units of (lightness-weighted) Lab distance from the paper: under any fixed
+    # threshold that the noise of a patterned cloth allows, not under this cloth's noise
+    img = np.full((480, 640, 3), (178, 204, 218), np.uint8)
+    light = np.linspace(0.97, 1.03, 640)[None, :, None]     # a gentle fall of light
+    img = np.clip(img * light, 0, 255).astype(np.uint8)
+    cards = [_card_corners((200, 240), (100, 150), 15), _card_corners((450, 220), (100, 150), -60)]
+    for c in cards:
+        _draw_card(img, c, body=(160, 60, 120))
+    found = find_cards(_noisy(img, 5, 1.5))
+    assert all(_found(found, c) > 0.8 for c in cards), [round(_found(found, c), 2) for c in cards]
+
+
+def _strip(angles, short=60.0, long_=96.0):
+    """Cards end to end, each turned by its angle at the joint: the corners of each card."""
+    cards, start, = [], np.array([80.0, 200.0])
+    for angle in angles:
+        u = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+        n = np.array([-u[1], u[0]])
+        cards.append(np.array([start - n * short / 2, start + n * short / 2,
+                               start + u * long_ + n * short / 2, start + u * long_ - n * short / 2]))
+        start = start + u * long_
+    return cards
+
+
+@pytest.mark.parametrize("angles", [(0, 0, 0, 0), (0, 12, 24, 24)])
+def test_touching_cards_part_at_their_seams(angles):
+    """No notch in the region's outline: the seams and the card size alone say where to cut."""
+    cards = _strip(angles)
+    region = np.zeros((400, 640), np.uint8)
+    gray = np.full((400, 640), 180, np.uint8)
+    for c in cards:
+        cv2.fillConvexPoly(region, np.round(c).astype(np.int32), 255)
+        cv2.fillConvexPoly(gray, np.round(c).astype(np.int32), 230)
+    for c in cards:   # each card's own rim: a thin darker line where it meets the next
+        cv2.polylines(gray, [np.round(c).astype(np.int32)], True, 150, 1)
+    region = cv2.morphologyEx(region, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    contour = max(cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    # the lone cards of the picture said 60 x 90: a little off the true 96
+    pieces = peel_strip(contour, gradient, 60.0, 90.0)
+    assert len(pieces) == len(cards)
+    for c in cards:
+        assert max(polygon_iou(q, c) for q, _ in pieces) > 0.8
+
+
+def test_a_region_wider_than_a_card_is_not_peeled():
+    region = np.zeros((300, 400), np.uint8)
+    cv2.rectangle(region, (50, 50), (350, 250), 255, -1)
+    contour = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
+    flat = np.zeros((300, 400), np.float32)
+    assert peel_strip(contour, (flat, flat), 60.0, 96.0) == []
