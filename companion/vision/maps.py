@@ -98,18 +98,15 @@ def colour_rarity(lab: np.ndarray) -> np.ndarray:
 
 
 def _rarity(lab: np.ndarray) -> np.ndarray:
-    h, w = lab.shape[:2]
-    m = _border(lab.shape)
-    border = np.zeros((h, w), np.uint8)
-    border[:m], border[-m:], border[:, :m], border[:, -m:] = 1, 1, 1, 1
-    ranges = [0, 256] * 3
-    bins = [RARITY_BINS] * 3
-    on_border = ndimage.gaussian_filter(cv2.calcHist([lab], [0, 1, 2], border, bins, ranges), 0.6, mode="constant")
-    in_picture = cv2.calcHist([lab], [0, 1, 2], None, bins, ranges)
+    shift = 8 - int(np.log2(RARITY_BINS))
+    q = lab >> shift
+    index = (q[..., 0].astype(np.int32) * RARITY_BINS + q[..., 1]) * RARITY_BINS + q[..., 2]
+    n = RARITY_BINS ** 3
+    on_border = np.bincount(_ring(index[..., None]).ravel(), minlength=n).reshape((RARITY_BINS,) * 3)
+    on_border = ndimage.gaussian_filter(on_border.astype(np.float32), 0.6, mode="constant")
+    in_picture = np.bincount(index[::2, ::2].ravel(), minlength=n).reshape((RARITY_BINS,) * 3)
     p_table = TABLE_SHARE * (on_border / on_border.sum()) / np.maximum(in_picture / in_picture.sum(), 1e-9)
-    table = (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8)
-    q = (lab // (256 // RARITY_BINS)).astype(np.int32)
-    return table.ravel()[(q[..., 0] * RARITY_BINS + q[..., 1]) * RARITY_BINS + q[..., 2]]
+    return (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).ravel()[index]
 
 
 def _border(shape: tuple[int, ...]) -> int:
