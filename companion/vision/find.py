@@ -22,6 +22,7 @@ WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see wor
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
 MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
+SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
 
 
 def work_scale(shape: tuple[int, ...]) -> float:
@@ -65,6 +66,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     blobs: list[tuple[np.ndarray, bool, np.ndarray]] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
+    settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
     masks = [(m, closed, lab) for m, closed in candidate_masks(lab)]
     # the last of these maps is made of edges: its regions have a rim by construction,
     # and cream paper on a cream cloth shows little colour contrast across it
@@ -84,7 +86,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             # the same region seen in another map of the same kind (the rarity map's
             # outline of a region can fit where a colour distance's did not)
             key = (x // 4, y // 4, w // 4, h // 4, contrast_in is lab)
-            if key in seen:
+            if key in seen or any(_box_iou((x, y, w, h), b) > 0.9 for b in settled):
                 continue
             seen.add(key)
             hull_area = cv2.contourArea(cv2.convexHull(c))
@@ -98,6 +100,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             if score > 0 and min(np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)) >= min_side * 0.9:
                 if (from_edges and score >= 0.85) or edge_contrast(contrast_in, quad) >= 0.7:
                     singles.append((quad, score, c))
+                    if score >= SETTLED_SCORE:
+                        settled.append((x, y, w, h))
                     if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
                         blobs.append((c, closed, contrast_in))
             elif area > 1.6 * min_area:
