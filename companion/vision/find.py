@@ -115,6 +115,12 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
     blobs.sort(key=lambda cb: -cv2.contourArea(cb[0]) / max(1.0, np.prod(cv2.minAreaRect(cb[0])[1])))
+    if short:
+        # with the cards' size known, a region too small to hold two is a piece of one card,
+        # and rows of many cards go first: each cut there parts more cards
+        card = short * long_
+        blobs = [b for b in blobs if cv2.contourArea(b[0]) >= 1.2 * card]
+        blobs.sort(key=lambda cb: -min(cv2.contourArea(cb[0]) / card, 12.0))
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []

@@ -12,7 +12,7 @@ import numpy as np
 
 from .quads import fit_quad, quad_shape_score
 
-SPLIT_BUDGET = 80          # cuts tried per frame when separating touching cards
+SPLIT_BUDGET = 160         # cuts tried per frame when separating touching cards
 
 
 def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo, aspect_hi,
