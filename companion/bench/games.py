@@ -134,7 +134,8 @@ class OracleAnalyzer:
             card["ends"] = [[x + shift[0], y + shift[1]] for x, y in card["ends"]]
             if card["colours"] and misread:
                 k = int(errors.integers(len(card["colours"])))
-                card["colours"][k] = str(errors.choice([c for c in self.COLOURS if c != card["colours"][k]]))
+                # another colour, still a card of the deck (a middle's two ends differ)
+                card["colours"][k] = str(errors.choice([c for c in self.COLOURS if c not in card["colours"]]))
                 card["confidence"] = float(errors.uniform(0.4, 0.9))
             kept.append(card)
         ids = {c["id"] for c in kept}

@@ -15,7 +15,7 @@ from .tables import neighbour_directions
 class CardNaming:
     def _codes_for(self, chains: list[list[int]], added: set) -> list[list[str]]:
         """Card codes for the chains: committed identities for known cards, resolved ones for new."""
-        identity = {t: self.codes.get(t) or self.tracks[t].identity for c in chains for t in c}
+        identity = {t: self.codes.get(t) or self._deck_reading(t) for c in chains for t in c}
         doubtful = [t for t in added if not self.tracks[t].is_clear(self.settings.doubt_ratio)]
         if doubtful:
             identity.update(self._resolve(chains, identity, doubtful))
@@ -26,6 +26,12 @@ class CardNaming:
                 codes.append(self._orient(t, identity[t], chain, i))
             out.append(codes)
         return out
+
+    def _deck_reading(self, t: int) -> str:
+        """The leading reading that is a card of the deck (a reading of a card the deck does not
+        have, e.g. a middle with one colour at both ends, is a misreading, never a move)."""
+        ranked = self.tracks[t].ranked()
+        return next((code for code, _ in ranked if self.deck.count(Card.parse(code))), ranked[0][0])
 
     def _orient(self, t: int, code: str, chain: list[int], i: int) -> str:
         """A middle's colours in chain order.  The end that touched a neighbour before still

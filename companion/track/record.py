@@ -92,14 +92,14 @@ class MoveRecord:
                     weight >= self.settings.correction_ratio * track.votes.get(committed, 0.0):
                 self.codes[t] = leader
                 changed.append((t, committed, leader))
+        changed = changed or self._doubt_settled()
         if not changed:
             return []
-        for entry in self.history:
-            for ids, codes in zip(entry["tracks"], entry["table"]):
-                for i, t in enumerate(ids):
-                    if any(t == c[0] for c in changed):
-                        codes[i] = self._track(t).oriented(
-                            self.codes[t], *neighbour_directions(self._all_tracks(), ids, i))
+        for t, _, after in changed:
+            self.codes[t] = after
+        renamed = {t: after for t, _, after in changed}
+        for entry, table in zip(self.history, self._renamed_tables(renamed)):
+            entry["table"] = table
         old_moves = self.moves
         self.referee.replay([])
         self.moves = [self._dress(m, k)[0] for k, e in enumerate(self.history)
@@ -110,6 +110,49 @@ class MoveRecord:
         return [TrackEvent("correction", frame, {
             "frame": frame, "track": t, "from": before, "to": after,
             "since": self._track(t).first_frame, "moves": self.moves}) for t, before, after in changed]
+
+    def _doubt_settled(self) -> list[tuple[int, str, str]]:
+        """Settled cards whose later readings now rival their committed name (comparable
+        weight, neither clear), renamed when the other reading makes the recorded game break
+        fewer rules: as for a doubtful new card, the rules only choose among readings the
+        camera could not tell apart, and only once the card was seen in two settled tables."""
+        now = None
+        for t, committed in list(self.codes.items()):
+            track = self.tracks[t]
+            ranked = track.ranked()
+            if len(ranked) < 2 or self._looks[t] < 2 or track.is_clear(self.settings.doubt_ratio):
+                continue
+            top = ranked[0][1]
+            rivals = [code for code, w in ranked[:3] if w >= 0.5 * top and code != committed
+                      and self.deck.count(Card.parse(code))]
+            if committed not in dict(ranked) or not rivals:
+                continue
+            now = self._fouls_with({}) if now is None else now
+            fouls, best = min((self._fouls_with({t: code}), code) for code in rivals)
+            if fouls < now:
+                return [(t, committed, best)]   # one at a time: the next settle weighs the rest
+        return []
+
+    def _renamed_tables(self, renamed: dict[int, str]) -> list[list[list[str]]]:
+        """The recorded tables with these cards renamed (oriented along their chains)."""
+        tables = []
+        for entry in self.history:
+            table = []
+            for ids, codes in zip(entry["tracks"], entry["table"]):
+                table.append([self._track(t).oriented(
+                    renamed[t], *neighbour_directions(self._all_tracks(), ids, i))
+                    if t in renamed else code for i, (t, code) in enumerate(zip(ids, codes))])
+            tables.append(table)
+        return tables
+
+    def _fouls_with(self, renamed: dict[int, str]) -> float:
+        """How many fouls the recorded game holds with these cards renamed (inf: unreadable)."""
+        tables = self._renamed_tables(renamed)
+        try:
+            judged = self.referee.rejudge([(e["frame"], table) for e, table in zip(self.history, tables)])
+        except Exception:
+            return float("inf")
+        return sum(not m.get("legal", True) for m in judged)
 
     def _all_tracks(self) -> dict:
         return {**self.retired, **self.tracks}

@@ -59,6 +59,11 @@ class RefereeLink:
         except Exception:
             return None
 
+    def rejudge(self, tables: list[tuple[int, list[list[str]]]]) -> list[dict]:
+        """The moves a fresh referee would give these tables; this one is left as it is."""
+        trial = self._factory(self.players, deck=self.deck)
+        return [_move_json(m) for frame, table in tables for m in trial.observe(table, frame=frame)]
+
     def finish(self) -> list[dict]:
         return [_move_json(m) for m in (self.referee.finish() or [])]
 

@@ -103,6 +103,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         # when a card found late was laid is read from where its place changed among them
         self._pictures: list[tuple[int, np.ndarray]] = []
         self._deferred = 0                          # settled readings in a row left unjudged
+        self._waiting: set[int] = set()             # new cards of a change left unjudged
+        self._looks: Counter = Counter()            # settled tables each card was found in
 
     # ----------------------------------------------------------------- public
 
@@ -227,6 +229,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             links.update(edges)
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
+        self._looks.update(present)
+        waited, self._waiting = self._waiting, set()   # kept one more settle, with their votes
         # A link is judged only by the readings that saw both its cards: a card missed
         # in one reading says nothing about whether it touches its neighbour.
         seen_in = [set(pairs.values()) for pairs in pairings]
@@ -235,9 +239,11 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, window)
+        placed = {t for chain in self.chains for t in chain}
         for t in list(self.tracks):
-            if t not in known and not any(t in chain for chain in self.chains):
+            if (t not in known or t in waited) and t not in placed | self._waiting:
                 del self.tracks[t]        # a tentative card that did not last
+                self._looks.pop(t, None)
         return events
 
     def _compare(self, present: set, edges: set, latest: set, window: _Window) -> list[TrackEvent]:
@@ -258,8 +264,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # A card found where nothing changed since the last settle was not laid this turn:
             # if its place changed since the table was last judged, it was laid then and the
             # reader missed it (`_laid_unseen`); otherwise it was never laid.
-            latest = self._unmoved(window, self._pictures[-1][1]) if self._pictures else unmoved
-            stale = {t for t in added if (latest or unmoved)(self.tracks[t].corners)}
+            last_seen = self._unmoved(window, self._pictures[-1][1]) if self._pictures else None
+            stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
             late_found = self._laid_unseen(stale, window)
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
@@ -304,10 +310,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                  or any(self._beside(t, u) for u in unseen | hidden)}
         if problem is None and blind and not forced:
             if self._deferred < self.settings.max_deferred:
-                self._deferred += 1
-                self.stats["deferred"] += 1
-                self._picture(window)
-                return []
+                return self._defer(window, added)
             problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
@@ -342,7 +345,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             judged = [self.referee.observe(step.table, frame if step.frame is None else step.frame)
                       for step in steps]
         except Exception as exc:  # the referee cannot make sense of it: say so, don't guess
-            return self._enter_desync(f"table not explainable ({exc})", frame)
+            return self._enter_desync(f"table not explainable ({exc})", frame, window)
 
         events = self._leave_desync(frame) + earlier
         before_outlines = dict(self._settled_outlines)
@@ -450,6 +453,15 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
+
+    def _defer(self, window: _Window, added: set) -> list[TrackEvent]:
+        """Leave this change unjudged: its new cards (and their readings) wait for the next
+        settled table, where they are found late and judged in order."""
+        self._deferred += 1
+        self.stats["deferred"] += 1
+        self._waiting = set(added)
+        self._picture(window)
+        return []
 
     def _picture(self, window: _Window) -> None:
         """Keep a settled picture: a card found later is dated by where its place changed."""

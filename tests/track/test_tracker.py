@@ -443,3 +443,38 @@ def test_a_card_missed_in_the_first_reading_belongs_to_the_starting_table():
     tracker, p = run(tables, fault=_miss_in({1, 2, 3}, ["blue", "green"]))
     assert summary(p.moves()) == summary(
         judge_record({"players": PLAYERS, "frames": [{"table": t} for t in tables[1:]]})["moves"])
+
+
+def _misread_in(calls, colours, as_colours, confidence=0.6):
+    def fault(data, call):
+        for card in data["cards"]:
+            if call in calls and card["colours"] == colours:
+                card["colours"], card["confidence"] = list(as_colours), confidence
+        return data
+    return fault
+
+
+def test_a_reading_of_a_card_the_deck_does_not_have_is_never_a_move():
+    # every reading of the second table sees the new card with green at both ends: no such
+    # card exists, so that table is not explainable; found right a turn later, it is judged then
+    tracker, p = run(GAME[:3], fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["green", "green"]))
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+
+
+def test_a_settled_card_whose_later_readings_rival_its_name_is_renamed_when_that_breaks_fewer_rules():
+    # laid and read red-yellow (unsure) in every reading of its table: a foul is reported; the
+    # next table reads it green-yellow as strongly: neither reading is clear, the legal one wins
+    tracker, p = run(GAME[:3], fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["red", "yellow"]))
+    assert not p.moves()[0]["legal"]                              # as first announced
+    assert [e.data["to"] for e in p.events if e.kind == "correction"] == ["M-yellow-green"]
+    assert summary(tracker.moves) == summary(expected(GAME[:3])["moves"])
+
+
+def test_a_clear_reading_is_not_renamed_by_the_rules():
+    # the same, but the next table's readings are few and weak: the foul stands
+    def fault(data, call):
+        data = _misread_in({4, 5, 6}, ["green", "yellow"], ["red", "yellow"], 0.95)(data, call)
+        return _misread_in({7, 8, 9}, ["green", "yellow"], ["green", "yellow"], 0.2)(data, call)
+    tracker, p = run(GAME[:3], fault=fault)
+    assert [e for e in p.events if e.kind == "correction"] == []
+    assert _identity(tracker.moves[0]["card"]) == "M-red-yellow" and not tracker.moves[0]["legal"]
