@@ -22,7 +22,9 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
     The cut runs between two notches of the outline (two rounded corners
     meeting, or the wedge of an angled joint) and must really part the region
     into two pieces of at least half a card each; pieces that are not yet one
-    card are cut again.
+    card are cut again.  With the cards' size known (`short`, `long_`: those
+    found alone), a piece of two cards' area is not one card, however card-like
+    its outline: two nearly square cards end to end make a fine 1:2 card.
     """
     # Every call spends one unit of the frame's budget: a striped cloth would
     # otherwise be cut into ever more pieces, each cut costing a contour search.
@@ -36,11 +38,12 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
     mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     local = (contour - offset).astype(np.int32)
     cv2.drawContours(mask, [local], -1, 255, -1)
-    width = width or short
     if not width:
         # the width of a strip of cards is twice its deepest inside point
         width = 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
     min_piece = 0.35 * width * width
+    # perspective makes near cards larger than the typical one, but not twice as large
+    max_card = 1.8 * short * long_ if short else 1.9 * width * width * aspect_hi
     for p, q in candidate_cuts(local, width):
         cut = mask.copy()
         cv2.line(cut, tuple(int(v) for v in np.round(p)), tuple(int(v) for v in np.round(q)), 0, 2)
@@ -54,7 +57,7 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
             part = (part + offset).astype(np.int32)
             quad = fit_quad(part)
             score = 0.0 if quad is None else quad_shape_score(quad, part, area, aspect_lo, aspect_hi)
-            if score > 0 and area < 1.9 * width * width * aspect_hi:
+            if score > 0 and area < max_card:
                 out.append((quad, score * 0.95))
             else:
                 out.extend(split_blob(part, short, long_, shape, aspect_lo, aspect_hi, depth + 1, width, budget))

@@ -112,3 +112,28 @@ def test_a_region_wider_than_a_card_is_not_peeled():
     contour = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
     flat = np.zeros((300, 400), np.float32)
     assert peel_strip(contour, (flat, flat), 60.0, 96.0) == []
+
+
+def _rounded_card(mask, x, y, w, h, r):
+    cv2.rectangle(mask, (x + r, y), (x + w - r, y + h), 255, -1)
+    cv2.rectangle(mask, (x, y + r), (x + w, y + h - r), 255, -1)
+    for cx, cy in ((x + r, y + r), (x + w - r, y + r), (x + r, y + h - r), (x + w - r, y + h - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1)
+
+
+def test_a_piece_of_two_square_cards_is_not_taken_for_one_when_the_card_size_is_known():
+    """Two nearly square cards touching make a clean 1:2 outline, which a 45-degree view
+    of one long card could also show; the size of the cards found alone tells them apart."""
+    from companion.vision.split import split_blob
+    mask = np.zeros((200, 320), np.uint8)
+    for k in range(3):
+        _rounded_card(mask, 40 + 64 * k, 60, 64, 60, 5)
+    contour = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
+    card = 64 * 60
+
+    def largest(pieces):
+        return max(abs(cv2.contourArea(q.astype(np.float32))) for q, _ in pieces) / card
+    unsized = split_blob(contour, 0.0, 0.0, mask.shape, 1.0, 1.6)
+    assert largest(unsized) > 1.8            # two cards passed for one
+    sized = split_blob(contour, 60.0, 64.0, mask.shape, 1.0, 1.6)
+    assert len(sized) == 3 and largest(sized) < 1.2
