@@ -6,7 +6,10 @@ Three small scikit-learn models, loaded once (`Recogniser.load`):
   `none` (not a card at all: a phone, a box, a patch of table); `none` is
   dropped before anything is reported.
 - `colour`: the palette colour at a connecting edge.
-All predictions for one frame are made in one batch per model.
+All predictions for one frame are made in one batch per model.  A face guess is
+believed only with positive evidence (`Recogniser.believed_kinds`): its connecting
+edges where its kind needs them and none elsewhere (`end_evidence`), and features
+typical of its kind (`face_atypicality`); otherwise it is reported `unknown`.
 """
 from __future__ import annotations
 
