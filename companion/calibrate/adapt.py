@@ -112,8 +112,9 @@ class ProfileAdapter:
         if self._adapted is None or self._adapted[0] is not recogniser:
             from companion.vision.recognise import Recogniser
             models = {"edge": recogniser.edge, "kind": BiasedKinds(recogniser.kind, self.kind_bias),
-                      "colour": recogniser.colour, "meta": recogniser.meta,
-                      "thresholds": {"min_face_probability": recogniser.min_face_probability,
+                      "colour": recogniser.colour, "meta": recogniser.meta, "typical": recogniser.typical,
+                      "thresholds": {**recogniser.thresholds,
+                                     "min_face_probability": recogniser.min_face_probability,
                                      "min_unknown_probability": recogniser.min_unknown_probability}}
             self._adapted = (recogniser, Recogniser(models))
         return self._adapted[1]

@@ -101,8 +101,9 @@ def chain_style(tier: Tier, rng: np.random.Generator, tight: bool = False) -> Ch
 
 
 def lay_out(world: World, table: list[list[Card]], rng: np.random.Generator, *, collected: list[list[Card]] = (),
-            fan: int = 0, distractors: int = 0) -> Layout:
-    """Place a table state (chains in physical order) and the extras on the visible table."""
+            fan: int = 0, distractors: int = 0, foreign: int = 0) -> Layout:
+    """Place a table state (chains in physical order) and the extras on the visible table;
+    `foreign` other games' cards more than the distractors draw, where they fit."""
     w, h = world.card_mm
     occ = Occupancy(world.region, cell=w / 6, **_sizing(world))
     out = Layout()
@@ -115,6 +116,13 @@ def lay_out(world: World, table: list[list[Card]], rng: np.random.Generator, *, 
         for i, (card, pose) in enumerate(zip(snake, poses)):
             out.items.append(Item(pose, card, "card", chain=chain_no, pos=i, complete=True, shade=_shade(rng)))
         chain_no += 1
+    # asked-for foreign cards before the game's chains: a full table would leave them no room
+    # (a chain that no longer fits is dropped, and render_scene shows a smaller table)
+    for _ in range(foreign):
+        _, sprite = P.foreign_card(rng, world.sprite_ppm)
+        pose = fit_thing(occ, sprite.size_mm, rng, grow=0.3 * w)
+        if pose is not None:
+            out.items.append(Item(pose, None, "unknown", sprite=sprite))
     for chain in sorted(table, key=len, reverse=True):
         poses = fit_chain(occ, chain, w, h, chain_style(world.tier, rng), rng)
         if poses is None:
@@ -190,13 +198,16 @@ def _fit_given_table(t: Tier, seed, style, size, textures_dir, table, world: Wor
 
 
 def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: tuple[int, int] | None = None,
-                 textures_dir: str | Path | None = None, table=None, styles: Sequence[str] | None = None) -> Scene:
+                 textures_dir: str | Path | None = None, table=None, styles: Sequence[str] | None = None,
+                 foreign: int = 0) -> Scene:
     """One photograph of a Hisss table and its truth; the same arguments give the same bytes.
 
     `table`, when given, is the state to draw: a list of chains, each a list of
     `Card`s or card codes in physical order.  Otherwise a state is taken from a
     simulated game.  `styles` limits the random choice of art style (default:
-    the training styles, never the held-out one); `style` fixes it.
+    the training styles, never the held-out one); `style` fixes it.  `foreign`
+    lays that many other games' cards more than the tier's distractors (for
+    teaching and tuning the `unknown` kind; 0 leaves the scene's bytes as they were).
     """
     t = get_tier(tier)
     rngs = _streams(seed, tier)
@@ -245,7 +256,7 @@ def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: 
                         left -= len(s)
             if rs.uniform() < t.fan_chance:
                 fan = int(rs.integers(3, 9))
-        layout = lay_out(world, state, rl, collected=collected, fan=fan, distractors=n_distract)
+        layout = lay_out(world, state, rl, collected=collected, fan=fan, distractors=n_distract, foreign=foreign)
         if not layout.dropped or game is None:
             break
         capacity *= 0.7      # a chain did not fit: show an earlier, smaller table

@@ -6,7 +6,10 @@ Three small scikit-learn models, loaded once (`Recogniser.load`):
   `none` (not a card at all: a phone, a box, a patch of table); `none` is
   dropped before anything is reported.
 - `colour`: the palette colour at a connecting edge.
-All predictions for one frame are made in one batch per model.
+All predictions for one frame are made in one batch per model.  A face guess is
+believed only with positive evidence (`Recogniser.believed_kinds`): its connecting
+edges where its kind needs them and none elsewhere (`end_evidence`), and features
+typical of its kind (`face_atypicality`); otherwise it is reported `unknown`.
 """
 from __future__ import annotations
 
@@ -27,6 +30,53 @@ FACE_KINDS = ("middle",) + ONE_END
 # `companion train` chooses its own (and one for `unknown` guesses) on scenes of their own
 # and stores them with the models.
 MIN_FACE_PROBABILITY = 0.6
+
+
+def face_atypicality(feats: np.ndarray, kinds: list[str], typical: dict) -> np.ndarray:
+    """How unlike the training faces of its named kind each card's features are (NaN for
+    cards not named a face): the Mahalanobis distance to that kind's Gaussian (fitted by
+    `companion train`, shrunk), per feature so that its scale does not grow with their count.
+
+    A discriminative model is sure of itself far from anything it was shown: another
+    game's card it never saw may come out a confident `head`.  A face must also look like
+    the faces the model learned from, which needs no example of what it is not.
+    """
+    out = np.full(len(feats), np.nan)
+    x = (np.asarray(feats, np.float64) - typical["mean"]) / typical["scale"]
+    names = np.asarray(kinds)
+    for kind, (centre, precision) in typical["kinds"].items():
+        rows = names == kind
+        if rows.any():
+            d = x[rows] - centre
+            out[rows] = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", d, precision, d), 0.0) / x.shape[1])
+    out[np.isin(names, FACE_KINDS) & np.isnan(out)] = 0.0   # a kind too rare to model is not judged
+    return out
+
+
+def end_evidence(p_edge: np.ndarray, kinds: list[str], turns: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(weakest claimed, strongest stray) connecting-edge certainty of each face guess, NaN
+    for cards not named a face.
+
+    A Hisss face is printed to its edge, the body meeting it where the kind says: a middle
+    at both ends of its axis, a head or tail at the one end it was turned to, and nowhere
+    else.  Most games' cards have a white border (no edge at all), and their pictures
+    repeat turned half a turn (an edge across from the one a `head` would need).
+    """
+    claimed = np.full(len(kinds), np.nan)
+    stray = np.full(len(kinds), np.nan)
+    for i, (kind, k) in enumerate(zip(kinds, turns)):
+        if kind not in FACE_KINDS:
+            continue
+        ends = (k, (k + 2) % 4) if kind == "middle" else (k,)
+        claimed[i] = min(p_edge[i][e] for e in ends)
+        stray[i] = max(p_edge[i][e] for e in range(4) if e not in ends)
+    return claimed, stray
+
+
+def end_group(kind: str) -> str:
+    """Faces are held to the end evidence of their own group: a middle's weaker end is
+    weaker than a head's one end, so one bar for both would be set by the middles."""
+    return "middle" if kind == "middle" else "head_or_tail"
 
 
 class ModelMissingError(ValueError):
@@ -95,9 +145,20 @@ class Recogniser:
         self.colour = models["colour"]
         self.meta = models.get("meta", {})
         thresholds = models.get("thresholds", {})
+        self.thresholds = dict(thresholds)   # as stored, for a Recogniser made from this one
         self.min_face_probability = float(thresholds.get("min_face_probability", MIN_FACE_PROBABILITY))
         # below this an `unknown` guess is not a card at all (models without it: any unknown stands)
         self.min_unknown_probability = float(thresholds.get("min_unknown_probability", 0.0))
+        # a face less typical than this is reported `unknown` (models without it: no such check)
+        self.typical = models.get("typical")
+        self.max_atypicality = {g: float(thresholds.get(f"max_{g}_atypicality", np.inf))
+                                for g in ("middle", "head_or_tail")}
+        # a face whose connecting edges are less certain than this (a middle's weaker end,
+        # a head's or tail's one end), or with another edge surer than that, is reported `unknown`
+        self.min_end_probability = {g: float(thresholds.get(f"min_{g}_end_probability", 0.0))
+                                    for g in ("middle", "head_or_tail")}
+        self.max_stray_probability = {g: float(thresholds.get(f"max_{g}_stray_probability", 1.0))
+                                      for g in ("middle", "head_or_tail")}
         self.kinds = list(self.kind.classes_)
         self.colours = list(self.colour.classes_)
 
@@ -108,6 +169,25 @@ class Recogniser:
         if not path.exists():
             raise ModelMissingError(f"{path}: no trained models; run `companion train`")
         return cls(joblib.load(path))
+
+    def believed_kinds(self, p_kind: np.ndarray, feats: np.ndarray, p_edge: np.ndarray,
+                       turns: list[int]) -> list[str]:
+        """The kind model's guesses after the thresholds: a face named without conviction,
+        unlike the faces it was learned from, or without the edges its body must meet (or
+        with one where it must not) is a card we do not know; an unsure `unknown` is none."""
+        kinds = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
+        atypical = (face_atypicality(feats, kinds, self.typical) if self.typical is not None
+                    else np.full(len(kinds), np.nan))
+        claimed, stray = end_evidence(p_edge, kinds, turns)
+        for i, kind in enumerate(kinds):
+            if kind in FACE_KINDS and (p_kind[i].max() < self.min_face_probability
+                                       or atypical[i] > self.max_atypicality[end_group(kind)]
+                                       or claimed[i] < self.min_end_probability[end_group(kind)]
+                                       or stray[i] > self.max_stray_probability[end_group(kind)]):
+                kinds[i] = "unknown"
+            elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability:
+                kinds[i] = "none"
+        return kinds
 
     def recognise(self, image: np.ndarray, outlines: list[CardOutline]) -> list[CardReading]:
         """Readings for the outlines that are cards (kind `none` is dropped)."""
@@ -120,14 +200,8 @@ class Recogniser:
         turns = [orient(p_edge[i], o.edge_lengths) for i, o in enumerate(outlines)]
         feats = kind_matrix(measures, p_edge, turns)
         p_kind = self.kind.predict_proba(feats)
-        kinds = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
+        kinds = self.believed_kinds(p_kind, feats, p_edge, turns)
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
-        for i, kind in enumerate(kinds):
-            # a face named without conviction is a card we do not know
-            if kind in FACE_KINDS and p_kind[i].max() < self.min_face_probability:
-                kinds[i] = "unknown"
-            elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability:
-                kinds[i] = "none"
 
         # colours for every connecting end of the face cards, in one batch
         wanted: list[tuple[int, int]] = []

@@ -178,3 +178,12 @@ def test_the_documented_tier_table_is_the_one_in_code():
     from companion.synth.tiers import tier_table
     doc = (Path(__file__).resolve().parents[2] / "companion" / "synth" / "README.md").read_text()
     assert tier_table() in doc
+
+
+def test_foreign_cards_asked_for_are_laid_and_none_asked_changes_nothing():
+    plain = render_scene(7, "medium", size=SMALL)
+    assert render_scene(7, "medium", size=SMALL, foreign=0).jpeg == plain.jpeg
+    rich = render_scene(7, "medium", size=SMALL, foreign=4)
+    def unknowns(scene):
+        return sum(c["kind"] == "unknown" for c in scene.truth["cards"])
+    assert unknowns(rich) > unknowns(plain)

@@ -77,3 +77,30 @@ def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
     assert len(foreign) == 4
     sceptic = Recogniser({**models, "thresholds": {"min_unknown_probability": 1.01}})
     assert sceptic.recognise(table, foreign) == []
+
+
+def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer, small_scene):
+    import numpy as np
+    from companion.vision.recognise import Recogniser, end_evidence, face_atypicality
+
+    # a head turned to its top edge: that edge claimed, the others stray; a middle claims two
+    p_edge = np.array([[0.9, 0.1, 0.2, 0.05], [0.8, 0.3, 0.6, 0.1], [0.9, 0.9, 0.9, 0.9]])
+    claimed, stray = end_evidence(p_edge, ["head", "middle", "back"], [0, 0, 0])
+    assert claimed[:2].tolist() == [0.9, 0.6] and stray[:2].tolist() == [0.2, 0.3]
+    assert np.isnan(claimed[2]) and np.isnan(stray[2])
+
+    models = {"edge": analyzer.recogniser.edge, "kind": analyzer.recogniser.kind,
+              "colour": analyzer.recogniser.colour, "typical": analyzer.recogniser.typical}
+    typical = models["typical"]
+    centre, _ = typical["kinds"]["middle"]
+    at_centre = typical["mean"] + centre * typical["scale"]
+    far = at_centre + 6 * typical["scale"]
+    a = face_atypicality(np.stack([at_centre, far, far]), ["middle", "middle", "none"], typical)
+    assert a[0] < 1e-3 < a[1] and np.isnan(a[2])
+
+    outlines = [r.outline for r in analyzer.read(small_scene.image)]
+    for bar in ({"min_middle_end_probability": 1.01, "min_head_or_tail_end_probability": 1.01},
+                {"max_middle_stray_probability": -0.01, "max_head_or_tail_stray_probability": -0.01},
+                {"max_middle_atypicality": -0.01, "max_head_or_tail_atypicality": -0.01}):
+        doubting = Recogniser({**models, "thresholds": bar})
+        assert {r.kind for r in doubting.recognise(small_scene.image, outlines)} == {"unknown"}, bar

@@ -61,3 +61,17 @@ def test_face_threshold_has_fewest_errors_and_prefers_the_stricter():
     named = np.append(named, True)
     named[5] = False
     assert fewest_errors_threshold(p, named, is_face, grid) == 0.7
+
+
+def test_unknown_threshold_ties_take_the_middle_of_the_best_stretch():
+    import numpy as np
+    from companion.vision.train import fewest_errors_threshold
+
+    grid = [0.5, 0.6, 0.7, 0.8, 0.9]
+    # one foreign card at 0.85 and one non-card named unknown at 0.55: 0.6, 0.7 and 0.8 make
+    # no error, 0.5 lets the non-card in, 0.9 drops the foreign card
+    p = np.array([0.85, 0.55])
+    is_unknown = np.array([True, False])
+    named = np.array([True, True])
+    assert fewest_errors_threshold(p, named, is_unknown, grid) == 0.8
+    assert fewest_errors_threshold(p, named, is_unknown, grid, ties="middle") == 0.7
