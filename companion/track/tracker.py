@@ -306,8 +306,11 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         # not believed laid, cannot be judged: which cards it touches was not read.  The
         # change waits for the next settled table (its cards are then found late, in order);
         # the game is never told a guess.
+        # (a chain of several cards gone at once is a taking awaiting confirmation, not cards
+        # the reader missed; one card gone may be either)
+        taking = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         blind = {t for t in added if any(t in e for e in ghost_links)
-                 or any(self._beside(t, u) for u in unseen | hidden)}
+                 or any(self._beside(t, u) for u in unseen | (hidden - taking))}
         if problem is None and blind and not forced:
             if self._deferred < self.settings.max_deferred:
                 return self._defer(window, added)

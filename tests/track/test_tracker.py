@@ -478,3 +478,20 @@ def test_a_clear_reading_is_not_renamed_by_the_rules():
     tracker, p = run(GAME[:3], fault=fault)
     assert [e for e in p.events if e.kind == "correction"] == []
     assert _identity(tracker.moves[0]["card"]) == "M-red-yellow" and not tracker.moves[0]["legal"]
+
+
+def test_a_card_laid_beside_a_snake_taken_in_the_same_turn_is_judged_in_its_turn():
+    # a snake of several cards gone at once is a taking (awaiting confirmation), not cards the
+    # reader missed: the new card beside where they lay does not wait for them
+    near = {1: (60.0, -28.0)}      # the snake lies just below where the new card goes
+    tables = [analysis([["M-blue-green"], ["M-red-orange", "M-orange-purple"]], near),
+              analysis([["M-blue-green", "M-green-yellow"]]),
+              analysis([["M-blue-green", "M-green-yellow"], ["T-orange"]])]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    moves = [(m["action"], _identity(m["card"]), m["legal"], m["code"]) for m in p.moves()]
+    assert sorted(moves[:2], key=str) == [("collect", None, False, "collected_incomplete"),
+                                          ("extend", "M-yellow-green", True, None)]
+    assert tracker.stats["deferred"] == 0
