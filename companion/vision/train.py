@@ -256,31 +256,30 @@ def fit_face_typicality(feats: np.ndarray, kinds: np.ndarray) -> dict:
 
 def choose_thresholds(models: dict, tune: Samples, grid=np.round(np.arange(0.5, 0.96, 0.05), 2)) -> dict:
     """The kind probabilities below which a guess is not believed, chosen on scenes neither
-    fitted nor scored on, each the one with the fewest errors:
+    fitted nor scored on:
 
-    - min_face_probability: below it a face guess is reported `unknown`; errors are real
-      faces so turned and non-faces still named a face after the evidence bars of
-      `evidence_bars` (the stricter of equals: `unknown` asks the referee to look, a wrong
-      face misleads);
-    - min_unknown_probability: below it an `unknown` guess is dropped as not a card;
+    - min_face_probability: below it a face guess is reported `unknown`.  Like every
+      other piece of evidence a face must show (`evidence_bars`), it is the bar that
+      FACE_KEPT of the true faces named a face clear.  Counting errors instead weighed
+      it against the rendered foreign cards, which the evidence bars already stop, and
+      chose no bar at all; other games' real cards are unlike them, and a foreign card
+      that only just passes every bar must also be named without doubt;
+    - min_unknown_probability: below it an `unknown` guess is dropped as not a card,
+      the one with the fewest errors:
       errors are foreign cards so dropped and non-cards named `unknown`, both wrong alike
       (the issue wants every foreign card reported and nothing else), so of equals the
       middle one: errors are often as few over a long stretch, and its strictest end
       dropped foreign cards that the tune set could not tell from the rest.
     """
-    from .recognise import Recogniser
-    _, _, p_edge, feats = features_of(tune, models["edge"])
+    _, _, _, feats = features_of(tune, models["edge"])
     p = models["kind"].predict_proba(feats)
     classes = np.array(models["kind"].classes_).astype(str)
     kinds = np.array(tune.kinds)
     named = classes[p.argmax(axis=1)]
     face_cols = np.isin(classes, FACE_KINDS)
-    turns = [orient(p_edge[i], tune.lengths[i]) for i in range(len(kinds))]
-    # the evidence bars alone (no probability threshold) decide which face guesses stand
-    bars_only = {**models, "thresholds": {**models.get("thresholds", {}), "min_face_probability": 0.0}}
-    standing = np.isin(Recogniser(bars_only).believed_kinds(p, feats, p_edge, turns), FACE_KINDS)
-    out = {"min_face_probability": fewest_errors_threshold(
-        p[:, face_cols].max(axis=1), standing, np.isin(kinds, FACE_KINDS), grid)}
+    true_faces = np.isin(kinds, FACE_KINDS) & np.isin(named, FACE_KINDS)
+    out = {"min_face_probability": round(float(np.quantile(
+        p[true_faces][:, face_cols].max(axis=1), 1 - FACE_KEPT, method="lower")), 4)}
     if "unknown" in classes:
         p_unknown = p[:, list(classes).index("unknown")]
         relevant = np.isin(kinds, ("unknown", "none"))
@@ -432,10 +431,11 @@ the training faces of its kind (a Gaussian per kind).  Each of these bars lets t
 {FACE_KEPT:.0%} of the training faces of its group, measured out of fold
 (`companion.vision.train.evidence_bars`); none needs an example of another game's card.
 A face guess without that evidence, or below the face probability, is reported `unknown`;
-an `unknown` guess below the unknown probability is dropped as not a card.  Those two
-probabilities have the fewest errors on {report.get('tune_scenes', 0)} scenes of their own (purpose "tune",
-training styles) and {report.get('tune_foreign_scenes', 0)} more rich in other games' cards, neither fitted nor
-scored on (`choose_thresholds`).
+an `unknown` guess below the unknown probability is dropped as not a card.  The face
+probability is the one {FACE_KEPT:.0%} of the true faces clear, and the unknown probability the one
+with the fewest errors, on {report.get('tune_scenes', 0)} scenes of their own (purpose "tune", training
+styles) and {report.get('tune_foreign_scenes', 0)} more rich in other games' cards, neither fitted nor scored on
+(`choose_thresholds`).
 """
 
 
