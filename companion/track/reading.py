@@ -90,3 +90,20 @@ def parse_reading(data: Mapping[str, Any]) -> Reading:
             raise
         raise ReadingError(f"malformed analysis: {exc!r}") from None
     return Reading(tuple(cards), tuple(chains), foreign)
+
+
+def without_cards(reading: Reading, drop: set[int]) -> Reading:
+    """The reading with these cards left out, as if not seen: a chain breaks where one lay."""
+    if not drop:
+        return reading
+    chains = []
+    for chain in reading.chains:
+        run: list[int] = []
+        for i in list(chain) + [None]:
+            if i is not None and i not in drop:
+                run.append(i)
+            elif run:
+                chains.append(tuple(run))
+                run = []
+    return Reading(tuple(c for c in reading.cards if c.index not in drop), tuple(chains),
+                   reading.foreign + len(drop))

@@ -43,7 +43,7 @@ from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
-from .reading import AnalyzeFn, parse_reading
+from .reading import AnalyzeFn, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
 from .settings import TrackerSettings, TrackEvent
@@ -216,6 +216,10 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         latest_links: set = set()
         pairings: list[dict] = []
         for frame, reading in zip(window.frames, window.readings):
+            # a card the deck does not have (one colour at both ends of a middle) is a misreading
+            # of something: the card is as good as not seen
+            reading = without_cards(reading, {c.index for c in reading.cards
+                                              if not self.deck.count(self.deck.identity(c.card))})
             pairs = match_sightings(list(self.tracks.values()), reading, self.deck, self.chains)
             for seen in reading.cards:
                 track = self.tracks[pairs[seen.index]] if seen.index in pairs \
@@ -241,7 +245,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         events = self._compare(present, edges, latest_links, window)
         placed = {t for chain in self.chains for t in chain}
         for t in list(self.tracks):
-            if (t not in known or t in waited) and t not in placed | self._waiting:
+            if (t not in known or t in waited) and t not in placed | self._waiting \
+                    and t not in self.codes:
                 del self.tracks[t]        # a tentative card that did not last
                 self._looks.pop(t, None)
         return events
