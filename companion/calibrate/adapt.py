@@ -9,8 +9,10 @@
 - kinds: the trained kind model's probabilities carry the profile's per-kind
   offsets (fitted on the calibration photo) before the recogniser's face and
   unknown thresholds; a one-ended card's head-or-tail shape is then weighed
-  against this deck's heads and tails (`adapt`).  An object that is no card of
-  this deck stays only if the frame as photographed shows it as a card too;
+  against this deck's heads and tails (`adapt`).  A face must look like a face
+  of this deck: the typical faces of the positive-evidence check are moved by
+  as much as the calibration photo's faces lay from them.  An object that is no
+  card of this deck stays only if the frame as photographed shows it as a card too;
 - end colours (`adapt`): log p(trained colour model) + PROFILE_WEIGHT x the
   log-likelihood under the profile's per-colour Gaussians of ink reflectance
   (`measure.reflectance_lab`: each pixel divided by the card's own paper, so
@@ -48,7 +50,7 @@ MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's
 class ProfileAdapter:
     def __init__(self, colours: tuple[str, ...], means: np.ndarray, covs: np.ndarray, deck: Deck | None,
                  kind_bias: dict[str, float], head_shape: dict | None, reflectance: bool = False,
-                 gains_bgr: np.ndarray | None = None):
+                 gains_bgr: np.ndarray | None = None, typicality_shift=None):
         self.colours = colours
         self.reflectance = reflectance      # the models are over `refl_lab` (else the older `ink_lab`)
         self.gains_bgr = None if gains_bgr is None else np.asarray(gains_bgr, np.float32)
@@ -58,6 +60,7 @@ class ProfileAdapter:
         self._inv = np.linalg.inv(covs)
         self._logdet = np.linalg.slogdet(covs)[1]
         self.kind_bias = kind_bias
+        self.typicality_shift = typicality_shift   # this deck's faces beside the training faces
         self.head_shape = head_shape
         self.pairs = None
         self.deck = deck
@@ -86,7 +89,7 @@ class ProfileAdapter:
         ka = raw.get("kind_adaptation", {}) or {}
         gains = (raw.get("white_balance") or {}).get("gains_bgr")
         return cls(colours, means, covs, deck, dict(ka.get("kind_bias", {}) or {}), ka.get("head_shape"),
-                   reflectance, gains)
+                   reflectance, gains, ka.get("typicality_shift"))
 
     # -- the frame as the trained models should see it
     def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:
@@ -107,12 +110,15 @@ class ProfileAdapter:
         return self.adapt(image, readings, recogniser, biased=True)
 
     def _biased(self, recogniser):
-        if not self.kind_bias:
+        if not self.kind_bias and self.typicality_shift is None:
             return recogniser
         if self._adapted is None or self._adapted[0] is not recogniser:
-            from companion.vision.recognise import Recogniser
+            from companion.vision.recognise import Recogniser, shifted_typical
+            typical = recogniser.typical
+            if typical is not None and self.typicality_shift is not None:
+                typical = shifted_typical(typical, self.typicality_shift)
             models = {"edge": recogniser.edge, "kind": BiasedKinds(recogniser.kind, self.kind_bias),
-                      "colour": recogniser.colour, "meta": recogniser.meta, "typical": recogniser.typical,
+                      "colour": recogniser.colour, "meta": recogniser.meta, "typical": typical,
                       "thresholds": {**recogniser.thresholds,
                                      "min_face_probability": recogniser.min_face_probability,
                                      "min_unknown_probability": recogniser.min_unknown_probability}}

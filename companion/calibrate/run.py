@@ -192,13 +192,18 @@ def adapt_kind_model(images, photos: list[PhotoResult], models_dir=None) -> dict
         return {"kind_bias": {}, "note": f"kind model not adapted ({' '.join(str(exc).split())})"}
     kinds = list(rec.kinds)
     logp, truth = [], []
+    face_feats, face_kinds = [], []
     from .adapt import white_balanced
     for image, p in zip(images, photos):
         outlines = [lk.outline for lk in p.looks]
         # the models see play frames white-balanced (`ProfileAdapter.recognise`): so this one too
-        readings = rec.recognise(white_balanced(image, outlines), outlines)
+        balanced = white_balanced(image, outlines)
+        readings = rec.recognise(balanced, outlines)
         by_outline = {id(r.outline): r for r in readings}
+        feats = rec.evidence(balanced, outlines)[3]
         for c in p.reading.cards:
+            face_feats.append(feats[c.look])
+            face_kinds.append(c.card.kind.value)
             r = by_outline.get(id(outlines[c.look]))
             probs = np.array([max(1e-4, (r.kind_probs.get(k, 0.0) if r else 0.0)) for k in kinds])
             if r is None:
@@ -218,8 +223,14 @@ def adapt_kind_model(images, photos: list[PhotoResult], models_dir=None) -> dict
         b += 2.0 * grad * movable
     z = logp + b
     after = float(np.mean(z.argmax(axis=1) == truth))
-    return {"kind_bias": {k: round(float(v), 4) for k, v, m in zip(kinds, b, movable) if m},
-            "model_agreement": round(agreement, 4), "model_agreement_adapted": round(after, 4)}
+    out = {"kind_bias": {k: round(float(v), 4) for k, v, m in zip(kinds, b, movable) if m},
+           "model_agreement": round(agreement, 4), "model_agreement_adapted": round(after, 4)}
+    if rec.typical is not None:
+        from companion.vision.recognise import typicality_shift
+        shift = typicality_shift(np.array(face_feats), face_kinds, rec.typical)
+        if shift is not None:
+            out["typicality_shift"] = [round(float(v), 4) for v in shift]
+    return out
 
 
 # --------------------------------------------------------------------------- commands

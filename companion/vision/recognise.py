@@ -53,6 +53,24 @@ def face_atypicality(feats: np.ndarray, kinds: list[str], typical: dict) -> np.n
     return out
 
 
+def typicality_shift(feats: np.ndarray, kinds: list[str], typical: dict) -> np.ndarray | None:
+    """How far one deck's faces, as photographed, lie from the training faces of their kinds:
+    the mean offset (in `face_atypicality`'s standardised units) from each face's kind centre.
+
+    A deck printed and lit unlike every training render is atypical as a whole, and the
+    positive-evidence check would take its faces for another game's; a calibration photo,
+    whose kinds are known, says by how much, and `shifted_typical` moves every centre so."""
+    x = (np.asarray(feats, np.float64) - typical["mean"]) / typical["scale"]
+    offsets = [x[i] - typical["kinds"][k][0] for i, k in enumerate(kinds) if k in typical["kinds"]]
+    return np.mean(offsets, axis=0) if offsets else None
+
+
+def shifted_typical(typical: dict, shift) -> dict:
+    """`typical` with every kind's centre moved by `shift` (from `typicality_shift`)."""
+    shift = np.asarray(shift, np.float32)
+    return {**typical, "kinds": {k: (centre + shift, precision) for k, (centre, precision) in typical["kinds"].items()}}
+
+
 def end_evidence(p_edge: np.ndarray, kinds: list[str], turns: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """(weakest claimed, strongest stray) connecting-edge certainty of each face guess, NaN
     for cards not named a face.
@@ -189,16 +207,21 @@ class Recogniser:
                 kinds[i] = "none"
         return kinds
 
-    def recognise(self, image: np.ndarray, outlines: list[CardOutline]) -> list[CardReading]:
-        """Readings for the outlines that are cards (kind `none` is dropped)."""
-        if not outlines:
-            return []
+    def evidence(self, image: np.ndarray, outlines: list[CardOutline]):
+        """What the models read off each outline: (edge rows, connecting-edge probabilities,
+        the turn that puts each card's first end first, kind features)."""
         measures = [measure(image, o) for o in outlines]
         edge_rows = edge_matrix(measures, [o.edge_lengths for o in outlines])
         p_edge = self.edge.predict_proba(edge_rows.reshape(-1, edge_rows.shape[2]))
         p_edge = p_edge[:, list(self.edge.classes_).index(1)].reshape(-1, 4)
         turns = [orient(p_edge[i], o.edge_lengths) for i, o in enumerate(outlines)]
-        feats = kind_matrix(measures, p_edge, turns)
+        return edge_rows, p_edge, turns, kind_matrix(measures, p_edge, turns)
+
+    def recognise(self, image: np.ndarray, outlines: list[CardOutline]) -> list[CardReading]:
+        """Readings for the outlines that are cards (kind `none` is dropped)."""
+        if not outlines:
+            return []
+        edge_rows, p_edge, turns, feats = self.evidence(image, outlines)
         p_kind = self.kind.predict_proba(feats)
         kinds = self.believed_kinds(p_kind, feats, p_edge, turns)
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]

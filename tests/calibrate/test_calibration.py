@@ -330,3 +330,25 @@ def test_an_unevenly_lit_surface_is_not_taken_for_a_card():
     for c in result.reading.cards:
         t = truth_of_outline(scene.truth, result.looks[c.look].outline.corners)
         assert c.card == truth_card(t), f"{t['kind']} {t['colours']} read as {c.card.code}"
+
+
+def test_the_deck_s_own_faces_are_typical_after_calibration(calibrated):
+    """An unseen printing under an unseen lamp lies away from every training face; the
+    profile's typicality shift moves the typical faces to where this deck's faces are."""
+    from companion.calibrate.adapt import white_balanced
+    from companion.vision.recognise import Recogniser, face_atypicality, shifted_typical
+    scene, cal = calibrated[HELD_OUT_STYLE]
+    (result,) = cal.photos
+    shift = cal.profile["kind_adaptation"]["typicality_shift"]
+    rec = Recogniser.load()
+    outlines = [lk.outline for lk in result.looks]
+    feats = rec.evidence(white_balanced(scene.image, outlines), outlines)[3]
+    faces = [(c.look, c.card.kind.value) for c in result.reading.cards]
+    rows = feats[[i for i, _ in faces]]
+    kinds = [k for _, k in faces]
+    before = face_atypicality(rows, kinds, rec.typical)
+    after = face_atypicality(rows, kinds, shifted_typical(rec.typical, shift))
+    assert np.nanmean(after) < np.nanmean(before)
+    bar = rec.max_atypicality["middle"]
+    middles = np.array([k == "middle" for k in kinds])
+    assert np.mean(after[middles] <= bar) >= np.mean(before[middles] <= bar)
