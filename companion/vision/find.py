@@ -108,10 +108,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 blobs.append((c, closed, contrast_in))
     kept = suppress([(q, s) for q, s, _ in singles])
     short, long_ = typical_card_size(kept, min_side, aspect_lo)
-    if short:   # seams between touching cards of that size are looked for in the lightness
-        gray = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
-        gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     aspect = long_ / short if short else None
+    # one card found alone may itself be two: its size bounds pieces only when others agree
+    bound = (short, long_) if len(kept) >= 2 else (0.0, 0.0)
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
     blobs.sort(key=lambda cb: -cv2.contourArea(cb[0]) / max(1.0, np.prod(cv2.minAreaRect(cb[0])[1])))
@@ -121,6 +120,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         card = short * long_
         blobs = [b for b in blobs if cv2.contourArea(b[0]) >= 1.2 * card]
         blobs.sort(key=lambda cb: -min(cv2.contourArea(cb[0]) / card, 12.0))
+        # seams between touching cards of that size are looked for in the lightness
+        gray = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
+        gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
@@ -135,10 +137,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         near = [q for q, lo, hi in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
         if any(_contains_point(q, c) or _inside(c, q) for q in near):
             continue  # the blob is that card, or a part of it (paper beside the body)
-        # one card found alone may itself be two: its size bounds pieces only when others agree
-        sure = len(kept) >= 2
-        got = split_blob(c, short if sure else 0.0, long_ if sure else 0.0, small.shape, aspect_lo, aspect_hi,
-                         budget=budget)
+        got = split_blob(c, *bound, small.shape, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
         if short and closed:
