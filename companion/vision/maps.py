@@ -98,6 +98,7 @@ def colour_rarity(lab: np.ndarray) -> np.ndarray:
 
 
 def _rarity(lab: np.ndarray) -> np.ndarray:
+    """`colour_rarity` of the colours as given: border and picture counted in 32^3 bins."""
     shift = 8 - int(np.log2(RARITY_BINS))
     q = lab >> shift
     index = (q[..., 0].astype(np.int32) * RARITY_BINS + q[..., 1]) * RARITY_BINS + q[..., 2]
@@ -109,14 +110,9 @@ def _rarity(lab: np.ndarray) -> np.ndarray:
     return (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).ravel()[index]
 
 
-def _border(shape: tuple[int, ...]) -> int:
-    """How wide the picture's border ring is: where the table runs out of the frame."""
-    return max(2, int(BORDER_SHARE * min(shape[0], shape[1])))
-
-
 def _ring(a: np.ndarray) -> np.ndarray:
     """Every other pixel of the picture's border ring, one row each."""
-    m = _border(a.shape)
+    m = max(2, int(BORDER_SHARE * min(a.shape[0], a.shape[1])))
     c = a.shape[2]
     return np.concatenate([a[:m:2, ::2].reshape(-1, c), a[-m::2, ::2].reshape(-1, c),
                            a[m:-m:2, :m:2].reshape(-1, c), a[m:-m:2, -m::2].reshape(-1, c)])
