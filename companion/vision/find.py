@@ -137,7 +137,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         near = [q for q, lo, hi in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
         if any(_contains_point(q, c) or _inside(c, q) for q in near):
             continue  # the blob is that card, or a part of it (paper beside the body)
-        got = split_blob(c, *bound, small.shape, aspect_lo, aspect_hi, budget=budget)
+        got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
         if short and closed:

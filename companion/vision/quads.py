@@ -115,13 +115,14 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
     # the outline must run along the quad's sides (straight edges, no bumps); bays
     # where a dark body meets an edge may leave parts of a side uncovered
     pts = contour.reshape(-1, 2).astype(np.float64)
+    pts = pts[:: max(1, len(pts) // 160)]
     short = min(a, b)
-    dist = distance_to_quad(pts[:: max(1, len(pts) // 160)], quad)
-    outside = -signed_inside(pts[:: max(1, len(pts) // 160)], quad)
+    dist = distance_to_quad(pts, quad)
+    outside = -signed_inside(pts, quad)
     if outside.max() > 0.06 * short + 1.0:
         return 0.0
     on_side = dist < 0.04 * short + 1.0
-    coverage = perimeter_coverage(pts[:: max(1, len(pts) // 160)][on_side], quad)
+    coverage = perimeter_coverage(pts[on_side], quad)
     if coverage < 0.7:
         return 0.0
     return float(np.clip(coverage - abs(1.0 - fill) * 2.0, 0.0, 1.0))

@@ -15,7 +15,7 @@ from .quads import fit_quad, quad_shape_score
 SPLIT_BUDGET = 160         # cuts tried per frame when separating touching cards
 
 
-def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo, aspect_hi,
+def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspect_hi,
                depth: int = 0, width: float = 0.0, budget: list[int] | None = None) -> list[tuple[np.ndarray, float]]:
     """Cut a region of several touching cards into cards.
 
@@ -60,7 +60,7 @@ def split_blob(contour: np.ndarray, short: float, long_: float, shape, aspect_lo
             if score > 0 and area < max_card:
                 out.append((quad, score * 0.95))
             else:
-                out.extend(split_blob(part, short, long_, shape, aspect_lo, aspect_hi, depth + 1, width, budget))
+                out.extend(split_blob(part, short, long_, aspect_lo, aspect_hi, depth + 1, width, budget))
         return out
     return []
 
@@ -171,14 +171,14 @@ def peel_strip(contour: np.ndarray, gradient: tuple[np.ndarray, np.ndarray], sho
         u = vt[0] if (near.mean(axis=0) - end) @ vt[0] >= 0 else -vt[0]
         n = np.array([-u[1], u[0]])
         t = (rest - end) @ u
+        across = (rest - end) @ n
         t0 = t.min()
-        band = (t <= t0 + 1.3 * long_)
-        mid = float(np.median((rest[band] - end) @ n))
+        mid = float(np.median(across[t <= t0 + 1.3 * long_]))
         start = end + t0 * u + mid * n
         length = _seam(gradient, start + origin, u, n, short, long_)
         if float((t > t0 + length).sum()) * step < 0.6 * area:
             length = max(length, float(t.max() - t0))   # the last card: the rest of the strip
-        inside = (t >= t0) & (t <= t0 + length) & (np.abs((rest - end) @ n - mid) <= short / 2)
+        inside = (t >= t0) & (t <= t0 + length) & (np.abs(across - mid) <= short / 2)
         if inside.sum() * step < 0.7 * short * length:
             break
         out.append((np.array([start - n * short / 2, start + n * short / 2,

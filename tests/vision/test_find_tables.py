@@ -133,7 +133,7 @@ def test_a_piece_of_two_square_cards_is_not_taken_for_one_when_the_card_size_is_
 
     def largest(pieces):
         return max(abs(cv2.contourArea(q.astype(np.float32))) for q, _ in pieces) / card
-    unsized = split_blob(contour, 0.0, 0.0, mask.shape, 1.0, 1.6)
+    unsized = split_blob(contour, 0.0, 0.0, 1.0, 1.6)
     assert largest(unsized) > 1.8            # two cards passed for one
-    sized = split_blob(contour, 60.0, 64.0, mask.shape, 1.0, 1.6)
+    sized = split_blob(contour, 60.0, 64.0, 1.0, 1.6)
     assert len(sized) == 3 and largest(sized) < 1.2
