@@ -198,9 +198,10 @@ def adapt_kind_model(images, photos: list[PhotoResult], models_dir=None) -> dict
         outlines = [lk.outline for lk in p.looks]
         # the models see play frames white-balanced (`ProfileAdapter.recognise`): so this one too
         balanced = white_balanced(image, outlines)
-        readings = rec.recognise(balanced, outlines)
+        evidence = rec.evidence(balanced, outlines)
+        readings = rec.recognise(balanced, outlines, evidence)
         by_outline = {id(r.outline): r for r in readings}
-        feats = rec.evidence(balanced, outlines)[3]
+        feats = evidence[3]
         for c in p.reading.cards:
             face_feats.append(feats[c.look])
             face_kinds.append(c.card.kind.value)

@@ -217,11 +217,12 @@ class Recogniser:
         turns = [orient(p_edge[i], o.edge_lengths) for i, o in enumerate(outlines)]
         return edge_rows, p_edge, turns, kind_matrix(measures, p_edge, turns)
 
-    def recognise(self, image: np.ndarray, outlines: list[CardOutline]) -> list[CardReading]:
-        """Readings for the outlines that are cards (kind `none` is dropped)."""
+    def recognise(self, image: np.ndarray, outlines: list[CardOutline], evidence=None) -> list[CardReading]:
+        """Readings for the outlines that are cards (kind `none` is dropped); `evidence`, when
+        the caller has it already, is `self.evidence(image, outlines)`."""
         if not outlines:
             return []
-        edge_rows, p_edge, turns, feats = self.evidence(image, outlines)
+        edge_rows, p_edge, turns, feats = evidence or self.evidence(image, outlines)
         p_kind = self.kind.predict_proba(feats)
         kinds = self.believed_kinds(p_kind, feats, p_edge, turns)
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
