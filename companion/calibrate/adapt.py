@@ -119,9 +119,7 @@ class ProfileAdapter:
                 typical = shifted_typical(typical, self.typicality_shift)
             models = {"edge": recogniser.edge, "kind": BiasedKinds(recogniser.kind, self.kind_bias),
                       "colour": recogniser.colour, "meta": recogniser.meta, "typical": typical,
-                      "thresholds": {**recogniser.thresholds,
-                                     "min_face_probability": recogniser.min_face_probability,
-                                     "min_unknown_probability": recogniser.min_unknown_probability}}
+                      "face_reference": recogniser.face_reference, "thresholds": recogniser.thresholds}
             self._adapted = (recogniser, Recogniser(models))
         return self._adapted[1]
 

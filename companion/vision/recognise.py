@@ -7,9 +7,10 @@ Three small scikit-learn models, loaded once (`Recogniser.load`):
   dropped before anything is reported.
 - `colour`: the palette colour at a connecting edge.
 All predictions for one frame are made in one batch per model.  A face guess is
-believed only with positive evidence (`Recogniser.believed_kinds`): its connecting
-edges where its kind needs them and none elsewhere (`end_evidence`), and features
-typical of its kind (`face_atypicality`); otherwise it is reported `unknown`.
+believed only with positive evidence (`Recogniser.believed_kinds`): the kind model's
+conviction, its connecting edges where its kind needs them and none elsewhere
+(`end_evidence`), and features typical of its kind (`face_atypicality`), weighed
+together against the training faces (`face_surprise`); otherwise it is reported `unknown`.
 """
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ MODEL_FILE = "recognition.joblib"
 KINDS = ("head", "tail", "middle", "rainbow_head", "rainbow_tail", "back", "unknown", "none")
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 FACE_KINDS = ("middle",) + ONE_END
-# Below this the kind model's best face guess is reported as `unknown` (see recognise);
-# `companion train` chooses its own (and one for `unknown` guesses) on scenes of their own
-# and stores them with the models.
-MIN_FACE_PROBABILITY = 0.6
+# The evidence a face guess shows, each signed so that larger is less like a Hisss face:
+# the kind model's conviction, its weakest claimed connecting edge, its surest stray
+# one, and how unlike the training faces of its kind it is.
+EVIDENCE_SIGNS = {"face_probability": -1.0, "claimed_end": -1.0, "stray_end": 1.0, "atypicality": 1.0}
 
 
 def face_atypicality(feats: np.ndarray, kinds: list[str], typical: dict) -> np.ndarray:
@@ -89,6 +90,36 @@ def end_evidence(p_edge: np.ndarray, kinds: list[str], turns: list[int]) -> tupl
         claimed[i] = min(p_edge[i][e] for e in ends)
         stray[i] = max(p_edge[i][e] for e in range(4) if e not in ends)
     return claimed, stray
+
+
+def face_surprise(evidence: dict[str, np.ndarray], groups: list[str], reference: dict) -> np.ndarray:
+    """How unlike a true face each face guess's evidence is: over the pieces of evidence
+    (`EVIDENCE_SIGNS`), the sum of -log(share of the reference faces of its group whose
+    evidence is as bad or worse) -- Fisher's combination of tail probabilities.  NaN for
+    a group without reference faces.
+
+    One bar per piece of evidence, each letting 98% of true faces through, together turned
+    away one hard-tier face in eight: a face is rarely weak in one respect, but four
+    respects each cost their share.  Summed, one weak piece is outweighed by three strong
+    ones, while another game's card, which fails a little in several respects (the kind
+    model unsure and its look a little atypical), still adds up to surprise.
+    `reference[group][name]` is the sorted signed evidence of the reference faces.
+    """
+    out = np.full(len(groups), np.nan)
+    names = np.asarray(groups)
+    for group, ref in reference.items():
+        rows = names == group
+        if not rows.any():
+            continue
+        total = np.zeros(int(rows.sum()))
+        for name, sign in EVIDENCE_SIGNS.items():
+            if name not in ref:   # models written without a tune set know no conviction of true faces
+                continue
+            r = np.asarray(ref[name])
+            worse = len(r) - np.searchsorted(r, sign * np.asarray(evidence[name], np.float64)[rows], side="left")
+            total -= np.log((worse + 1) / (len(r) + 1))
+        out[rows] = total
+    return out
 
 
 def end_group(kind: str) -> str:
@@ -164,19 +195,13 @@ class Recogniser:
         self.meta = models.get("meta", {})
         thresholds = models.get("thresholds", {})
         self.thresholds = dict(thresholds)   # as stored, for a Recogniser made from this one
-        self.min_face_probability = float(thresholds.get("min_face_probability", MIN_FACE_PROBABILITY))
         # below this an `unknown` guess is not a card at all (models without it: any unknown stands)
         self.min_unknown_probability = float(thresholds.get("min_unknown_probability", 0.0))
-        # a face less typical than this is reported `unknown` (models without it: no such check)
         self.typical = models.get("typical")
-        self.max_atypicality = {g: float(thresholds.get(f"max_{g}_atypicality", np.inf))
-                                for g in ("middle", "head_or_tail")}
-        # a face whose connecting edges are less certain than this (a middle's weaker end,
-        # a head's or tail's one end), or with another edge surer than that, is reported `unknown`
-        self.min_end_probability = {g: float(thresholds.get(f"min_{g}_end_probability", 0.0))
-                                    for g in ("middle", "head_or_tail")}
-        self.max_stray_probability = {g: float(thresholds.get(f"max_{g}_stray_probability", 1.0))
-                                      for g in ("middle", "head_or_tail")}
+        # a face guess whose evidence is more surprising than this for a true face of its group is
+        # reported `unknown` (models without a reference: every face guess stands)
+        self.face_reference = models.get("face_reference")
+        self.max_surprise = {g: float(thresholds.get(f"max_{g}_surprise", np.inf)) for g in ("middle", "head_or_tail")}
         self.kinds = list(self.kind.classes_)
         self.colours = list(self.colour.classes_)
 
@@ -188,20 +213,28 @@ class Recogniser:
             raise ModelMissingError(f"{path}: no trained models; run `companion train`")
         return cls(joblib.load(path))
 
+    def face_evidence(self, p_kind: np.ndarray, feats: np.ndarray, p_edge: np.ndarray, turns: list[int],
+                      kinds: list[str]) -> dict[str, np.ndarray]:
+        """Each card's evidence for being the face it is named (`EVIDENCE_SIGNS`; NaN off faces)."""
+        claimed, stray = end_evidence(p_edge, kinds, turns)
+        atypical = (face_atypicality(feats, kinds, self.typical) if self.typical is not None
+                    else np.zeros(len(kinds)))
+        return {"face_probability": p_kind.max(axis=1), "claimed_end": claimed, "stray_end": stray,
+                "atypicality": atypical}
+
     def believed_kinds(self, p_kind: np.ndarray, feats: np.ndarray, p_edge: np.ndarray,
                        turns: list[int]) -> list[str]:
-        """The kind model's guesses after the thresholds: a face named without conviction,
-        unlike the faces it was learned from, or without the edges its body must meet (or
-        with one where it must not) is a card we do not know; an unsure `unknown` is none."""
-        kinds = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
-        atypical = (face_atypicality(feats, kinds, self.typical) if self.typical is not None
-                    else np.full(len(kinds), np.nan))
-        claimed, stray = end_evidence(p_edge, kinds, turns)
-        for i, kind in enumerate(kinds):
-            if kind in FACE_KINDS and (p_kind[i].max() < self.min_face_probability
-                                       or atypical[i] > self.max_atypicality[end_group(kind)]
-                                       or claimed[i] < self.min_end_probability[end_group(kind)]
-                                       or stray[i] > self.max_stray_probability[end_group(kind)]):
+        """The kind model's guesses after the checks: a face guess whose evidence, taken
+        together, is unlike a true face's (`face_surprise`) is a card we do not know; an
+        unsure `unknown` is none."""
+        named = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
+        groups = [end_group(k) for k in named]
+        surprise = (face_surprise(self.face_evidence(p_kind, feats, p_edge, turns, named), groups,
+                                  self.face_reference)
+                    if self.face_reference is not None else np.zeros(len(named)))
+        kinds = list(named)
+        for i, kind in enumerate(named):
+            if kind in FACE_KINDS and surprise[i] > self.max_surprise[groups[i]]:
                 kinds[i] = "unknown"
             elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability:
                 kinds[i] = "none"

@@ -6,9 +6,9 @@ is matched to the truth by outline overlap: it teaches the edge model which
 of its edges connect (and the colour model their colours), and the kind
 model its kind; found outlines that match no card teach the kind `none`.
 The models are then scored on a validation set in the held-out style.
-What a face must show to be believed is measured on the training faces out of fold
-(`evidence_bars`), the kind probabilities below which a guess is not believed on
-scenes of their own (`choose_thresholds`).
+What true faces show is measured on the training faces out of fold (`face_reference`),
+how surprising a face's evidence may be, and the probability below which an `unknown`
+is not a card, on scenes of their own (`choose_thresholds`).
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ import numpy as np
 
 from .find import find_cards
 from .outline import CardOutline, match_quads, order_corners
-from .recognise import (FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, end_evidence, end_group,
-                        face_atypicality, kind_matrix, measure, orient)
+from .recognise import (EVIDENCE_SIGNS, FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, end_evidence,
+                        end_group, face_atypicality, face_surprise, kind_matrix, measure, orient)
 from .seeds import scene_seed
 
 TIER_MIX = ("easy", "medium", "hard", "hard", "medium")
@@ -35,9 +35,9 @@ END_MATCH = 0.3   # an edge is a truth end if their midpoints are this close (ca
 # indices from FOREIGN_INDEX so they never repeat an ordinary scene) lays 3-6 more.
 FOREIGN_INDEX = 500_000
 FOREIGN_PER_SCENE = (3, 4, 5, 6)
-# The share of the training faces that each positive-evidence bar lets through
-# (`evidence_bars`); at 0.99 the bars rest on the thin tail of a thousand heads and tails
-# and moved between training seeds (a head's stray edge 0.10 with seed 1, 0.48 with seed 2).
+# The share of the tune set's true faces whose evidence together is believed
+# (`choose_thresholds`).  Held to the same share one bar at a time, the bars together
+# turned away one hard-tier face in eight.
 FACE_KEPT = 0.98
 
 
@@ -200,23 +200,21 @@ def fit_models(samples: Samples, seed: int) -> dict:
     colour_model = _classifier(seed + 2, hidden=(32,)).fit(edges[has], colours[has].astype(str))
     return {"edge": edge_model, "kind": kind_model, "colour": colour_model,
             "typical": fit_face_typicality(feats, kinds),
-            "thresholds": evidence_bars(feats, kinds, p_oof, samples.lengths)}
+            "face_reference": face_reference(feats, kinds, p_oof, samples.lengths), "thresholds": {}}
 
 
-def evidence_bars(feats: np.ndarray, kinds: np.ndarray, p_edge: np.ndarray, lengths) -> dict:
-    """The positive evidence a face guess must show to be believed (`Recogniser.believed_kinds`),
-    per group (middles; heads, tails and rainbow ends: their evidence differs), each set so
-    that FACE_KEPT of the training faces of the group clear it:
-    - min_<group>_end_probability: its connecting edges where its kind needs them, and
-      max_<group>_stray_probability: none elsewhere (`recognise.end_evidence`);
-    - max_<group>_atypicality: features like those of its kind (`recognise.face_atypicality`).
+def face_reference(feats: np.ndarray, kinds: np.ndarray, p_edge: np.ndarray, lengths) -> dict:
+    """What true faces show, for `recognise.face_surprise`: per group (middles; heads, tails
+    and rainbow ends: their evidence differs) the sorted signed evidence of the training
+    faces -- their connecting edges where their kind needs them, none elsewhere
+    (`recognise.end_evidence`), features like those of their kind (`face_atypicality`).
+    The kind model's own conviction is added from the tune set (`choose_thresholds`).
 
-    No bar needs an example of what a face is not, so they hold for cards of games the
-    renderer never drew.  They are measured out of fold (edge probabilities as the kind
+    Nothing here needs an example of what a face is not, so it holds for cards of games
+    the renderer never drew.  It is measured out of fold (edge probabilities as the kind
     model learned from them, Gaussians fitted on the other two thirds of the scenes), on
-    thousands of faces: the few hundred of the tune set left a bar to its one or two most
-    extreme faces, and it moved far between training seeds (a head's atypicality 1.44 with
-    seed 1, 2.40 with seed 2; out of fold 2.49 and 2.37).
+    thousands of faces: the few hundred of the tune set leave the tails, where the
+    decisions are, to a face or two.
     """
     from sklearn.model_selection import KFold
     atypical = np.full(len(kinds), np.nan)
@@ -225,16 +223,12 @@ def evidence_bars(feats: np.ndarray, kinds: np.ndarray, p_edge: np.ndarray, leng
         atypical[held_rows] = face_atypicality(feats[held_rows], list(kinds[held_rows]), typical)
     turns = [orient(p_edge[i], lengths[i]) for i in range(len(kinds))]
     claimed, stray = end_evidence(p_edge, list(kinds), turns)
+    evidence = {"claimed_end": claimed, "stray_end": stray, "atypicality": atypical}
     group = np.array([end_group(k) for k in kinds])
     faces = np.isin(kinds, FACE_KINDS)
-    out = {}
-    for g in ("middle", "head_or_tail"):
-        rows = faces & (group == g)
-        if rows.any():
-            out[f"min_{g}_end_probability"] = round(float(np.quantile(claimed[rows], 1 - FACE_KEPT, method="lower")), 4)
-            out[f"max_{g}_stray_probability"] = round(float(np.quantile(stray[rows], FACE_KEPT, method="higher")), 4)
-            out[f"max_{g}_atypicality"] = round(float(np.quantile(atypical[rows], FACE_KEPT, method="higher")), 4)
-    return out
+    return {g: {name: np.sort(EVIDENCE_SIGNS[name] * values[faces & (group == g)]).astype(np.float32)
+                for name, values in evidence.items()}
+            for g in ("middle", "head_or_tail") if (faces & (group == g)).any()}
 
 
 def fit_face_typicality(feats: np.ndarray, kinds: np.ndarray) -> dict:
@@ -255,15 +249,14 @@ def fit_face_typicality(feats: np.ndarray, kinds: np.ndarray) -> dict:
 
 
 def choose_thresholds(models: dict, tune: Samples, grid=np.round(np.arange(0.5, 0.96, 0.05), 2)) -> dict:
-    """The kind probabilities below which a guess is not believed, chosen on scenes neither
-    fitted nor scored on:
+    """What a guess must show to be believed, chosen on scenes neither fitted nor scored on:
 
-    - min_face_probability: below it a face guess is reported `unknown`.  Like every
-      other piece of evidence a face must show (`evidence_bars`), it is the bar that
-      FACE_KEPT of the true faces named a face clear.  Counting errors instead weighed
-      it against the rendered foreign cards, which the evidence bars already stop, and
-      chose no bar at all; other games' real cards are unlike them, and a foreign card
-      that only just passes every bar must also be named without doubt;
+    - max_<group>_surprise: a face guess whose evidence together (`recognise.face_surprise`)
+      is more surprising than this is reported `unknown`; the bar FACE_KEPT of the true faces
+      named a face clear.  The kind model's conviction joins the reference evidence here
+      (`models["face_reference"]` gains it): on the training faces it is overconfident.
+      Counting errors instead weighed the bar against the rendered foreign cards, and let
+      through real ones the renderer never drew;
     - min_unknown_probability: below it an `unknown` guess is dropped as not a card,
       the one with the fewest errors:
       errors are foreign cards so dropped and non-cards named `unknown`, both wrong alike
@@ -271,15 +264,28 @@ def choose_thresholds(models: dict, tune: Samples, grid=np.round(np.arange(0.5, 
       middle one: errors are often as few over a long stretch, and its strictest end
       dropped foreign cards that the tune set could not tell from the rest.
     """
-    _, _, _, feats = features_of(tune, models["edge"])
+    from .recognise import Recogniser
+    _, _, p_edge, feats = features_of(tune, models["edge"])
     p = models["kind"].predict_proba(feats)
     classes = np.array(models["kind"].classes_).astype(str)
     kinds = np.array(tune.kinds)
     named = classes[p.argmax(axis=1)]
-    face_cols = np.isin(classes, FACE_KINDS)
     true_faces = np.isin(kinds, FACE_KINDS) & np.isin(named, FACE_KINDS)
-    out = {"min_face_probability": round(float(np.quantile(
-        p[true_faces][:, face_cols].max(axis=1), 1 - FACE_KEPT, method="lower")), 4)}
+    turns = [orient(p_edge[i], tune.lengths[i]) for i in range(len(kinds))]
+    evidence = Recogniser({**models, "thresholds": {}}).face_evidence(p, feats, p_edge, turns, list(named))
+    groups = np.array([end_group(k) for k in named])
+    out = {}
+    reference = models["face_reference"]
+    for g in reference:
+        rows = true_faces & (groups == g)
+        if rows.any():
+            sign = EVIDENCE_SIGNS["face_probability"]
+            reference[g]["face_probability"] = np.sort(sign * evidence["face_probability"][rows]).astype(np.float32)
+    surprise = face_surprise(evidence, list(groups), reference)
+    for g in reference:
+        rows = true_faces & (groups == g)
+        if rows.any():
+            out[f"max_{g}_surprise"] = round(float(np.quantile(surprise[rows], FACE_KEPT, method="higher")), 4)
     if "unknown" in classes:
         p_unknown = p[:, list(classes).index("unknown")]
         relevant = np.isin(kinds, ("unknown", "none"))
@@ -385,7 +391,8 @@ def models_readme(report: dict) -> str:
 
 Written by `companion train --seed {report['seed']}` (do not edit by hand; rerun it).
 `recognition.joblib` holds three scikit-learn classifiers (each behind a scaler), a
-Gaussian per face kind of the kind features (`typical`) and the thresholds below,
+Gaussian per face kind of the kind features (`typical`), the evidence true faces show
+(`face_reference`) and the thresholds below,
 loaded once by `companion.vision.recognise.Recogniser`:
 
 | model | predicts | from |
@@ -425,28 +432,25 @@ below (most of the rest are reported `unknown`).  Whole-table figures come from 
 |---|---|---|
 {thresholds_table(report.get('thresholds', {}))}
 
-A face guess is believed only with positive evidence that it is a Hisss face: its
-connecting edges where its kind needs them, none elsewhere, and features typical of
-the training faces of its kind (a Gaussian per kind).  Each of these bars lets through
-{FACE_KEPT:.0%} of the training faces of its group, measured out of fold
-(`companion.vision.train.evidence_bars`); none needs an example of another game's card.
-A face guess without that evidence, or below the face probability, is reported `unknown`;
-an `unknown` guess below the unknown probability is dropped as not a card.  The face
-probability is the one {FACE_KEPT:.0%} of the true faces clear, and the unknown probability the one
-with the fewest errors, on {report.get('tune_scenes', 0)} scenes of their own (purpose "tune", training
+A face guess is believed only with positive evidence that it is a Hisss face: the
+kind model's conviction, its connecting edges where its kind needs them, none
+elsewhere, and features typical of the training faces of its kind (a Gaussian per
+kind).  Each piece is ranked among true faces of its group (the edges and the look
+among the training faces, measured out of fold: `companion.vision.train.face_reference`;
+the conviction among the tune set's faces), and the pieces' tail shares are combined
+(Fisher: the sum of their -log, `companion.vision.recognise.face_surprise`).  A face
+guess more surprising than the bar its group's true faces clear {FACE_KEPT:.0%} of the time is
+reported `unknown`; none of this needs an example of another game's card.  An
+`unknown` guess below the unknown probability (the one with the fewest errors) is
+dropped as not a card.  Both are chosen on {report.get('tune_scenes', 0)} scenes of their own (purpose "tune", training
 styles) and {report.get('tune_foreign_scenes', 0)} more rich in other games' cards, neither fitted nor scored on
 (`choose_thresholds`).
 """
 
 
 THRESHOLD_MEANINGS = {
-    "min_middle_end_probability": "a middle's weaker connecting edge at least",
-    "max_middle_stray_probability": "a middle's other edges at most (as connecting)",
-    "max_middle_atypicality": "a middle's atypicality at most",
-    "min_head_or_tail_end_probability": "a head's, tail's or rainbow end's connecting edge at least",
-    "max_head_or_tail_stray_probability": "its other edges at most (as connecting)",
-    "max_head_or_tail_atypicality": "its atypicality at most",
-    "min_face_probability": "a face guess's kind probability at least",
+    "max_middle_surprise": "a middle's evidence together at most this surprising (sum of -log tail shares)",
+    "max_head_or_tail_surprise": "a head's, tail's or rainbow end's evidence together at most this surprising",
     "min_unknown_probability": "an `unknown` guess's probability at least",
 }
 

@@ -65,11 +65,12 @@ def test_another_games_card_is_unknown(analyzer):
 def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
     from companion.vision.recognise import Recogniser
 
+    rec = analyzer.recogniser
     outlines = [r.outline for r in analyzer.read(small_scene.image)]
-    models = {"edge": analyzer.recogniser.edge, "kind": analyzer.recogniser.kind,
-              "colour": analyzer.recogniser.colour}
-    # a face must be surer than sure: every face is reported unknown
-    doubting = Recogniser({**models, "thresholds": {"min_face_probability": 1.01}})
+    models = {"edge": rec.edge, "kind": rec.kind, "colour": rec.colour, "typical": rec.typical,
+              "face_reference": rec.face_reference}
+    # no evidence is unsurprising enough: every face is reported unknown
+    doubting = Recogniser({**models, "thresholds": {"max_middle_surprise": -1, "max_head_or_tail_surprise": -1}})
     assert {r.kind for r in doubting.recognise(small_scene.image, outlines)} == {"unknown"}
     # an unknown must be surer than sure: the foreign cards are not believed to be cards
     table = _foreign_cards_table()
@@ -79,9 +80,8 @@ def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
     assert sceptic.recognise(table, foreign) == []
 
 
-def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer, small_scene):
-    import numpy as np
-    from companion.vision.recognise import Recogniser, end_evidence, face_atypicality
+def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer):
+    from companion.vision.recognise import end_evidence, face_atypicality
 
     # a head turned to its top edge: that edge claimed, the others stray; a middle claims two
     p_edge = np.array([[0.9, 0.1, 0.2, 0.05], [0.8, 0.3, 0.6, 0.1], [0.9, 0.9, 0.9, 0.9]])
@@ -89,18 +89,46 @@ def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer, small_scene):
     assert claimed[:2].tolist() == [0.9, 0.6] and stray[:2].tolist() == [0.2, 0.3]
     assert np.isnan(claimed[2]) and np.isnan(stray[2])
 
-    models = {"edge": analyzer.recogniser.edge, "kind": analyzer.recogniser.kind,
-              "colour": analyzer.recogniser.colour, "typical": analyzer.recogniser.typical}
-    typical = models["typical"]
+    typical = analyzer.recogniser.typical
     centre, _ = typical["kinds"]["middle"]
     at_centre = typical["mean"] + centre * typical["scale"]
     far = at_centre + 6 * typical["scale"]
     a = face_atypicality(np.stack([at_centre, far, far]), ["middle", "middle", "none"], typical)
     assert a[0] < 1e-3 < a[1] and np.isnan(a[2])
 
-    outlines = [r.outline for r in analyzer.read(small_scene.image)]
-    for bar in ({"min_middle_end_probability": 1.01, "min_head_or_tail_end_probability": 1.01},
-                {"max_middle_stray_probability": -0.01, "max_head_or_tail_stray_probability": -0.01},
-                {"max_middle_atypicality": -0.01, "max_head_or_tail_atypicality": -0.01}):
-        doubting = Recogniser({**models, "thresholds": bar})
-        assert {r.kind for r in doubting.recognise(small_scene.image, outlines)} == {"unknown"}, bar
+
+def _evidence(*changes):
+    """Evidence of face guesses: a sure, typical face with each row's changes."""
+    base = {"face_probability": 0.95, "claimed_end": 0.9, "stray_end": 0.01, "atypicality": 1.0}
+    rows = [{**base, **c} for c in changes or [{}]]
+    return {k: np.array([r[k] for r in rows]) for k in base}
+
+
+def _reference(rng):
+    """A group's true faces: sure, with their edges, few strays, typical -- each piece spread."""
+    from companion.vision.recognise import EVIDENCE_SIGNS
+    true = {"face_probability": rng.uniform(0.7, 1.0, 400), "claimed_end": rng.uniform(0.5, 1.0, 400),
+            "stray_end": rng.uniform(0.0, 0.1, 400), "atypicality": rng.uniform(0.5, 2.5, 400)}
+    return {"middle": {k: np.sort(EVIDENCE_SIGNS[k] * v) for k, v in true.items()}}
+
+
+def test_surprise_grows_with_every_piece_of_weaker_evidence():
+    from companion.vision.recognise import face_surprise
+    ref = _reference(np.random.default_rng(0))
+    typical = _evidence()
+    worse = _evidence({"face_probability": 0.72}, {"claimed_end": 0.52}, {"stray_end": 0.09}, {"atypicality": 2.4})
+    s0 = face_surprise(typical, ["middle"], ref)[0]
+    s = face_surprise(worse, ["middle"] * 4, ref)
+    assert (s > s0).all(), (s0, s)
+    # a group without reference faces is not judged
+    assert np.isnan(face_surprise(typical, ["head_or_tail"], ref)[0])
+
+
+def test_one_weak_piece_surprises_less_than_several_middling_ones():
+    """The point of weighing the evidence together: a true face hard to see in one respect
+    stays believable, a foreign card a little off in three respects does not."""
+    from companion.vision.recognise import face_surprise
+    ref = _reference(np.random.default_rng(1))
+    one_weak = _evidence({"claimed_end": 0.51})
+    middling = _evidence({"face_probability": 0.76, "atypicality": 2.2, "claimed_end": 0.6})
+    assert face_surprise(one_weak, ["middle"], ref)[0] < face_surprise(middling, ["middle"], ref)[0]
