@@ -126,12 +126,25 @@ def edge_regions(L: np.ndarray, k: int) -> np.ndarray:
     texture touching the rim is trimmed off by an opening.
     """
     v = float(np.median(L[::4, ::4]))
-    edges = cv2.Canny(L, max(8.0, 0.25 * v), max(24.0, 0.6 * v))
+    # edges scale with the light, but a smooth pale table (cream paper on cream laminate,
+    # its cards' rims a few units of lightness deep) would then lose its rims: the bar is
+    # also kept to half again the table's own strongest gradients
+    high = min(max(24.0, 0.6 * v), max(24.0, 1.5 * table_gradient(L)))
+    edges = cv2.Canny(L, max(8.0, 0.4 * high), high)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(edges)
     cv2.drawContours(filled, contours, -1, 255, -1)
     return cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+
+
+def table_gradient(L: np.ndarray) -> float:
+    """The 99th percentile of the lightness gradient (as Canny measures it) on the border ring."""
+    m = max(2, int(BORDER_SHARE * min(L.shape)))
+    strips = (L[:m], L[-m:], L[m:-m, :m], L[m:-m, -m:])
+    g = [np.abs(cv2.Sobel(t, cv2.CV_16S, 1, 0)).astype(np.int32) + np.abs(cv2.Sobel(t, cv2.CV_16S, 0, 1))
+         for t in strips if t.size]
+    return float(np.percentile(np.concatenate([x[1:-1, 1:-1].ravel() for x in g]), 99))
 
 
 def table_colours(lab: np.ndarray, share: float = 0.1, max_colours: int = 4) -> np.ndarray:
