@@ -137,3 +137,26 @@ def test_a_piece_of_two_square_cards_is_not_taken_for_one_when_the_card_size_is_
     assert largest(unsized) > 1.8            # two cards passed for one
     sized = split_blob(contour, 60.0, 64.0, 1.0, 1.6)
     assert len(sized) == 3 and largest(sized) < 1.2
+
+
+def test_cards_on_a_pale_table_of_their_colour_stand_out_by_their_rims():
+    """Cream cards on cream laminate: no colour tells them from the table, only the thin
+    printed rim, a few units of lightness deep, where a bar set by the bright light alone
+    saw nothing."""
+    from companion.vision.maps import edge_regions, table_gradient
+    rng = np.random.default_rng(3)
+    table = (204, 226, 236)
+    img = np.full((480, 640, 3), table, np.uint8)
+    cards = [_card_corners((200, 240), (100, 150), 15), _card_corners((450, 220), (100, 150), -60)]
+    for c in cards:
+        _draw_card(img, c, body=(160, 60, 120))
+        cv2.polylines(img, [np.round(c).astype(np.int32)], True, (170, 190, 200), 2, cv2.LINE_AA)
+    img = np.clip(img + rng.normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    L = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2Lab), (3, 3), 0)[..., 0]
+    assert table_gradient(L) < 40          # the table itself is smooth
+    regions = edge_regions(L, 5)
+    for c in cards:
+        card = np.zeros(L.shape, np.uint8)
+        cv2.fillConvexPoly(card, np.round(c).astype(np.int32), 1)
+        covered = (regions > 0)[card > 0].mean()
+        assert covered > 0.9, covered
