@@ -8,6 +8,8 @@ notches between touching cards or closed to bridge a body's dark outline.
 """
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 from scipy import ndimage
@@ -98,16 +100,36 @@ def colour_rarity(lab: np.ndarray) -> np.ndarray:
 
 
 def _rarity(lab: np.ndarray) -> np.ndarray:
-    """`colour_rarity` of the colours as given: border and picture counted in 32^3 bins."""
-    shift = 8 - int(np.log2(RARITY_BINS))
-    q = lab >> shift
-    index = (q[..., 0].astype(np.int32) * RARITY_BINS + q[..., 1]) * RARITY_BINS + q[..., 2]
-    n = RARITY_BINS ** 3
-    on_border = np.bincount(_ring(index[..., None]).ravel(), minlength=n).reshape((RARITY_BINS,) * 3)
-    on_border = ndimage.gaussian_filter(on_border.astype(np.float32), 0.6, mode="constant")
-    in_picture = np.bincount(index[::2, ::2].ravel(), minlength=n).reshape((RARITY_BINS,) * 3)
+    """`colour_rarity` of the colours as given: border and picture counted in 32^3 bins.
+
+    OpenCV's histogram and back-projection do the per-pixel work (a numpy bin
+    index per pixel cost more than the rest of the map); the counts are exact
+    integers either way, so the result is the same to the bit.
+    """
+    ranges = [0, 256] * 3
+    bins = [RARITY_BINS] * 3
+    on_border = cv2.calcHist([lab], [0, 1, 2], _ring_mask(lab.shape[:2]), bins, ranges)
+    on_border = ndimage.gaussian_filter(on_border, 0.6, mode="constant")
+    in_picture = cv2.calcHist([np.ascontiguousarray(lab[::2, ::2])], [0, 1, 2], None, bins, ranges)
+    in_picture = in_picture.astype(np.float64)
     p_table = TABLE_SHARE * (on_border / on_border.sum()) / np.maximum(in_picture / in_picture.sum(), 1e-9)
-    return (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).ravel()[index]
+    table = (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).astype(np.float32)
+    # a 3-d array would reach OpenCV as 32x32 pixels of 32 channels: wrap it as a 3-d Mat
+    table = cv2.Mat(table, wrap_channels=False)
+    return cv2.calcBackProject([lab], [0, 1, 2], table, ranges, 1.0)
+
+
+@functools.lru_cache(maxsize=8)
+def _ring_mask(shape: tuple[int, int]) -> np.ndarray:
+    """The pixels `_ring` takes, as a mask (a frame size repeats, so it is made once)."""
+    mask = np.zeros(shape, np.uint8)
+    m = max(2, int(BORDER_SHARE * min(shape)))
+    mask[:m:2, ::2] = 255
+    mask[-m::2, ::2] = 255
+    mask[m:-m:2, :m:2] = 255
+    mask[m:-m:2, -m::2] = 255
+    mask.setflags(write=False)
+    return mask
 
 
 def _ring(a: np.ndarray) -> np.ndarray:
