@@ -126,7 +126,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
-    cards = [(q, q.min(axis=0), q.max(axis=0)) for q, _ in kept if apparent_aspect(q) <= 1.75]
+    cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
     for c, closed, contrast_in in blobs:
         box = cv2.boundingRect(c)
         if any(cl == closed and seen_in is contrast_in and _box_iou(box, b) > 0.85
@@ -134,9 +134,11 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             continue  # the same group of cards, seen in another map of the same kind
         blob_boxes.append((closed, contrast_in, box))
         x, y, w, h = box
-        near = [q for q, lo, hi in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
-        if any(_contains_point(q, c) or _inside(c, q) for q in near):
+        near = [(q, s) for q, lo, hi, s in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
+        if any(_contains_point(q, c) or _inside(c, q) for q, _ in near):
             continue  # the blob is that card, or a part of it (paper beside the body)
+        if short and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * short * long_):
+            continue  # every card in it was found alone: cutting it would only find them again
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
@@ -214,6 +216,23 @@ def suppress(cands: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, fl
             kept.append((quad, score))
             boxes.append((x0, y0, x1, y1))
     return kept
+
+
+def _explained(contour: np.ndarray, box, cards: list[np.ndarray], min_left: float) -> bool:
+    """Whether well-fitting cards cover a blob but for less than `min_left` pixels.
+
+    Cutting rows of touching cards apart is the costliest step of the search,
+    and the same row shows in several maps; once its cards were found alone
+    (in another map, or at another threshold) there is nothing left to cut.
+    """
+    if not cards:
+        return False
+    x, y, w, h = box
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, -1, offset=(-x, -y))
+    for q in cards:
+        cv2.fillConvexPoly(mask, np.round(q - (x, y)).astype(np.int32), 0)
+    return cv2.countNonZero(mask) < min_left
 
 
 def _contains_point(quad: np.ndarray, contour: np.ndarray) -> bool:

@@ -83,3 +83,13 @@ def test_a_well_fitting_card_replaces_the_parts_found_inside_it():
     # a poor fit does not: its parts stay
     kept = suppress(parts + [(card[0], 0.6)])
     assert {id(q) for q, _ in kept} == {id(q) for q, _ in parts}
+
+
+def test_a_row_is_explained_only_when_every_card_in_it_was_found():
+    from companion.vision.find import _explained
+    row = np.round(_rect(10, 20, 180, 90)).astype(np.int32).reshape(-1, 1, 2)  # three 60x90 cards end to end
+    box = (10, 20, 181, 91)
+    cards = [_rect(10 + 60 * k, 20, 60, 90) for k in range(3)]
+    assert _explained(row, box, cards, 0.5 * 60 * 90)
+    assert not _explained(row, box, cards[:2], 0.5 * 60 * 90)   # the third card is still to be cut out
+    assert not _explained(row, box, [], 0.5 * 60 * 90)
