@@ -45,7 +45,7 @@ def candidate_masks(lab: np.ndarray) -> list[tuple[np.ndarray, bool]]:
     noise = float(np.percentile(_ring(dist[..., None]), 90))
     levels = (18, 28, 44) if 2.0 * noise > 14 else (max(8.0, 2.0 * noise), 18, 28, 44)
     for t in levels:
-        m = cv2.morphologyEx((dist > t).astype(np.uint8) * 255, cv2.MORPH_OPEN, opening)
+        m = cv2.morphologyEx(cv2.threshold(dist, t, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN, opening)
         out.append((m, False))
         out.append((cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True))
     out.append((edge_regions(lab[..., 0], k + 2), False))
@@ -108,10 +108,9 @@ def _rarity(lab: np.ndarray) -> np.ndarray:
     """
     ranges = [0, 256] * 3
     bins = [RARITY_BINS] * 3
-    on_border = cv2.calcHist([lab], [0, 1, 2], _ring_mask(lab.shape[:2]), bins, ranges)
+    on_border = cv2.calcHist([_ring(lab)[:, None, :]], [0, 1, 2], None, bins, ranges)
     on_border = ndimage.gaussian_filter(on_border, 0.6, mode="constant")
-    in_picture = cv2.calcHist([np.ascontiguousarray(lab[::2, ::2])], [0, 1, 2], None, bins, ranges)
-    in_picture = in_picture.astype(np.float64)
+    in_picture = cv2.calcHist([lab], [0, 1, 2], _every_other(lab.shape[:2]), bins, ranges).astype(np.float64)
     p_table = TABLE_SHARE * (on_border / on_border.sum()) / np.maximum(in_picture / in_picture.sum(), 1e-9)
     table = (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).astype(np.float32)
     # a 3-d array would reach OpenCV as 32x32 pixels of 32 channels: wrap it as a 3-d Mat
@@ -120,14 +119,10 @@ def _rarity(lab: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _ring_mask(shape: tuple[int, int]) -> np.ndarray:
-    """The pixels `_ring` takes, as a mask (a frame size repeats, so it is made once)."""
+def _every_other(shape: tuple[int, int]) -> np.ndarray:
+    """A mask of every other pixel of every other row (a frame size repeats: made once)."""
     mask = np.zeros(shape, np.uint8)
-    m = max(2, int(BORDER_SHARE * min(shape)))
-    mask[:m:2, ::2] = 255
-    mask[-m::2, ::2] = 255
-    mask[m:-m:2, :m:2] = 255
-    mask[m:-m:2, -m::2] = 255
+    mask[::2, ::2] = 255
     mask.setflags(write=False)
     return mask
 
