@@ -213,21 +213,17 @@ def perimeter_coverage(points: np.ndarray, quad: np.ndarray, bins: int = 20) -> 
 def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
     """Fraction of the outline along which inside and outside differ clearly in colour."""
     c = quad.mean(axis=0)
-    short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+    d = quad[_NEXT] - quad
+    short = min(np.linalg.norm(d[0]), np.linalg.norm(d[1]))
     off = max(1.5, 0.06 * short)
-    t = np.linspace(0.1, 0.9, 16)
-    pts = np.concatenate([quad[i] + t[:, None] * (quad[(i + 1) % 4] - quad[i]) for i in range(4)])
-    direction = pts - c
-    # inward/outward along the normal of each side, approximated by the direction to the centre
-    normals = []
-    for i in range(4):
-        d = quad[(i + 1) % 4] - quad[i]
-        n = np.array([-d[1], d[0]]) / max(np.hypot(*d), 1e-9)
-        if n @ (quad[i] - c) < 0:
-            n = -n
-        normals.append(np.repeat(n[None], len(t), axis=0))
-    n = np.concatenate(normals)
-    del direction
+    pts = (quad[:, None, :] + _ALONG[None, :, None] * d[:, None, :]).reshape(-1, 2)
+    # inward/outward along the normal of each side (its sign set by where the centre lies)
+    n = np.empty_like(d)
+    n[:, 0], n[:, 1] = -d[:, 1], d[:, 0]
+    n /= np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)[:, None]
+    outward = n[:, 0] * (quad[:, 0] - c[0]) + n[:, 1] * (quad[:, 1] - c[1])
+    n[outward < 0] *= -1
+    n = np.repeat(n, len(_ALONG), axis=0)
     inner = pts - n * off
     outer = pts + n * off
     h, w = lab.shape[:2]
@@ -242,7 +238,14 @@ def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
     return float(np.mean(delta > 14))
 
 
+_ALONG = np.linspace(0.1, 0.9, 16)   # where along each side edge_contrast looks
+
+
 def apparent_aspect(quad: np.ndarray) -> float:
-    e = np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)
+    c = quad.tolist()
+    e = []
+    for i in range(4):
+        dx, dy = c[(i + 1) % 4][0] - c[i][0], c[(i + 1) % 4][1] - c[i][1]
+        e.append(math.sqrt(dx * dx + dy * dy))
     a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
     return float(max(a, b) / max(min(a, b), 1e-6))

@@ -7,6 +7,8 @@ seams.
 """
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -83,32 +85,41 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     if defects is None:
         return []
     defects = defects.reshape(-1, 4)
-    deep = [(d[3] / 256.0, pts[d[2]], int(d[2])) for d in defects if d[3] / 256.0 > max(1.0, 0.025 * width)]
-    cuts = []
-    for i in range(len(deep)):
-        for j in range(i + 1, len(deep)):
-            p, q = deep[i][1], deep[j][1]
-            length = float(np.hypot(*(p - q)))
-            if not (0.5 * width <= length <= 1.6 * width):
-                continue
-            cuts.append((length - 1.5 * (deep[i][0] + deep[j][0]), p, q))
+    depths = defects[:, 3] / 256.0
+    deep = depths > max(1.0, 0.025 * width)
+    depth, at = depths[deep], defects[deep, 2]
+    notch = pts[at]
+    # every pair of notches a card width or so apart (in the order of the outline: the
+    # sort below is stable, so ties keep it)
+    gap = notch[:, None, :] - notch[None, :, :]
+    length = np.hypot(gap[..., 0], gap[..., 1])
+    i, j = np.nonzero((0.5 * width <= length) & (length <= 1.6 * width) & _upper(len(at)))
+    length = length[i, j]
+    scores = [length - 1.5 * (depth[i] + depth[j])]
+    ends = [(notch[a], notch[b]) for a, b in zip(i.tolist(), j.tolist())]
+    # from each deep notch (a hinge) straight inward, along the bisector of the outline there
+    hinge = depth >= 0.08 * width
+    p, k = notch[hinge], at[hinge]
     step = max(2, int(0.15 * width))
-    for depth, p, k in deep:
-        if depth < 0.08 * width:
-            continue
-        a = pts[(k - step) % len(pts)] - p
-        b = pts[(k + step) % len(pts)] - p
-        na, nb = np.hypot(*a), np.hypot(*b)
-        if na == 0 or nb == 0:
-            continue
-        inward = -(a / na + b / nb)
-        n = np.hypot(*inward)
-        if n < 1e-6:
-            continue
-        inward /= n
-        cuts.append((1.2 * width - 1.5 * depth, p - inward * 0.05 * width, p + inward * 1.3 * width))
-    cuts.sort(key=lambda t: t[0])
-    return [(p, q) for _, p, q in cuts[:limit]]
+    a = pts[(k - step) % len(pts)] - p
+    b = pts[(k + step) % len(pts)] - p
+    na, nb = np.hypot(a[:, 0], a[:, 1]), np.hypot(b[:, 0], b[:, 1])
+    ok = (na != 0) & (nb != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inward = -(a / na[:, None] + b / nb[:, None])
+        n = np.hypot(inward[:, 0], inward[:, 1])
+        ok &= n >= 1e-6
+        inward = inward / n[:, None]
+    scores.append(1.2 * width - 1.5 * depth[hinge][ok])
+    ends += list(zip(p[ok] - inward[ok] * 0.05 * width, p[ok] + inward[ok] * 1.3 * width))
+    best = np.argsort(np.concatenate(scores), kind="stable")[:limit]
+    return [ends[k] for k in best]
+
+
+@functools.lru_cache(maxsize=64)
+def _upper(n: int) -> np.ndarray:
+    """Which (i, j) of an n x n table have i < j: each pair once."""
+    return np.triu(np.ones((n, n), bool), 1)
 
 
 def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, float]]:
