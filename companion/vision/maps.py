@@ -81,7 +81,9 @@ def evenly_lit(L: np.ndarray) -> np.ndarray:
     f = max(1, min(h, w) // 64)
     light = cv2.resize(L, (w // f, h // f), interpolation=cv2.INTER_AREA).astype(np.float32)
     light = cv2.resize(cv2.GaussianBlur(light, (0, 0), 8.0), (w, h), interpolation=cv2.INTER_LINEAR)
-    return cv2.divide(L.astype(np.float32), np.maximum(light, 1.0), scale=128.0).clip(0, 255).astype(np.uint8)
+    # (OpenCV's max and min for numpy's maximum and clip: the quotient is never negative)
+    even = cv2.divide(np.ascontiguousarray(L).astype(np.float32), cv2.max(light, 1.0), scale=128.0)
+    return cv2.min(even, 255.0).astype(np.uint8)
 
 
 def colour_rarity(lab: np.ndarray) -> np.ndarray:
@@ -166,11 +168,13 @@ def table_colours(lab: np.ndarray, share: float = 0.1, max_colours: int = 4) -> 
         keys = q[:, 0] * 256 + q[:, 1] * 16 + q[:, 2]
         counts = np.bincount(keys, minlength=4096)
         order = np.argsort(counts)[::-1]
-        colours.append(sub[keys == order[0]].mean(axis=0))
+        # each bin's mean colour: sums of whole numbers are exact, so as np.mean's
+        sums = np.stack([np.bincount(keys, weights=sub[:, c], minlength=4096) for c in range(3)], axis=1)
+        colours.append(sums[order[0]] / counts[order[0]])
         for key in order[1:max_colours]:
             if counts[key] < min_share * len(keys):
                 break
-            colours.append(sub[keys == key].mean(axis=0))
+            colours.append(sums[key] / counts[key])
     return np.array(colours, np.float32)
 
 
