@@ -104,3 +104,16 @@ def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer, small_scene):
                 {"max_middle_atypicality": -0.01, "max_head_or_tail_atypicality": -0.01}):
         doubting = Recogniser({**models, "thresholds": bar})
         assert {r.kind for r in doubting.recognise(small_scene.image, outlines)} == {"unknown"}, bar
+
+
+def test_measuring_cards_in_one_batch_gives_each_card_s_own_numbers():
+    from companion.vision.outline import CardOutline
+    from companion.vision.recognise import measure, measure_all
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (120, 200, 3), dtype=np.uint8)
+    image[20:100, 30:80] = (40, 200, 230)            # a cream card beside a noisy table
+    outlines = [CardOutline(np.array([[30, 20], [80, 20], [80, 100], [30, 100]], float)),
+                CardOutline(np.array([[110, 15], [180, 25], [170, 105], [100, 95]], float))]
+    for one, batch in zip([measure(image, o) for o in outlines], measure_all(image, outlines)):
+        for field in ("lab", "raw", "paper_lab"):
+            assert np.array_equal(getattr(one, field), getattr(batch, field))
