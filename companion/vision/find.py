@@ -89,14 +89,15 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             if key in seen or any(_box_iou((x, y, w, h), b) > 0.9 for b in settled):
                 continue
             seen.add(key)
-            hull_area = cv2.contourArea(cv2.convexHull(c))
+            hull = cv2.convexHull(c)
+            hull_area = cv2.contourArea(hull)
             (_, _), (rw, rh), _ = cv2.minAreaRect(c)
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
                     blobs.append((c, closed, contrast_in))
                 continue
-            quad = fit_quad(c)
-            score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi)
+            quad = fit_quad(c, hull=hull)
+            score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
             if score > 0 and min(np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)) >= min_side * 0.9:
                 if (from_edges and score >= 0.85) or edge_contrast(contrast_in, quad) >= 0.7:
                     singles.append((quad, score, c))

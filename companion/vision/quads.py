@@ -12,9 +12,12 @@ import cv2
 import numpy as np
 
 
-def fit_quad(contour: np.ndarray, refine: bool = True) -> np.ndarray | None:
-    """The four corners of a card-shaped contour; `refine` squares off rounded corners."""
-    hull = cv2.convexHull(contour)
+def fit_quad(contour: np.ndarray, refine: bool = True, hull: np.ndarray | None = None) -> np.ndarray | None:
+    """The four corners of a card-shaped contour; `refine` squares off rounded corners.
+
+    `hull`: the contour's convex hull, when the caller has it already.
+    """
+    hull = cv2.convexHull(contour) if hull is None else hull
     peri = cv2.arcLength(hull, True)
     approx = None
     for eps in (0.02, 0.03, 0.045, 0.06, 0.08, 0.1):
@@ -108,8 +111,11 @@ def intersect_lines(l1, l2) -> np.ndarray | None:
 
 
 def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
-                     aspect_lo: float, aspect_hi: float) -> float:
-    """0 when the outline cannot be a card seen from above at <= 45 degrees, else 0..1."""
+                     aspect_lo: float, aspect_hi: float, hull_area: float | None = None) -> float:
+    """0 when the outline cannot be a card seen from above at <= 45 degrees, else 0..1.
+
+    `hull_area`: the area of the contour's convex hull, when the caller has it already.
+    """
     q32 = quad.astype(np.float32)
     area = abs(cv2.contourArea(q32))
     if area <= 0 or not cv2.isContourConvex(q32):
@@ -133,7 +139,8 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
         cos = -(x1 * x2 + y1 * y2) / (sides[i - 1] * sides[i])
         if abs(cos) > 0.7:  # corners between ~45 and ~135 degrees
             return 0.0
-    hull_area = cv2.contourArea(cv2.convexHull(contour))
+    if hull_area is None:
+        hull_area = cv2.contourArea(cv2.convexHull(contour))
     fill = hull_area / area
     if fill < 0.9 or fill > 1.08 or contour_area < 0.55 * area:
         return 0.0

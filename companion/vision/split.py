@@ -57,8 +57,10 @@ def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspec
         for part in big:
             area = cv2.contourArea(part)
             part = (part + offset).astype(np.int32)
-            quad = fit_quad(part)
-            score = 0.0 if quad is None else quad_shape_score(quad, part, area, aspect_lo, aspect_hi)
+            hull = cv2.convexHull(part)
+            quad = fit_quad(part, hull=hull)
+            score = 0.0 if quad is None else quad_shape_score(quad, part, area, aspect_lo, aspect_hi,
+                                                              cv2.contourArea(hull))
             if score > 0 and area < max_card:
                 out.append((quad, score * 0.95))
             else:

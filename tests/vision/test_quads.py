@@ -39,3 +39,14 @@ def test_a_card_shaped_region_scores_high_and_a_bumpy_one_zero():
     bumpy = _outline(mask)
     q = fit_quad(bumpy)
     assert q is None or quad_shape_score(q, bumpy, cv2.contourArea(bumpy), 1.0, 1.6) == 0.0
+
+
+def test_a_hull_given_by_the_caller_changes_nothing():
+    mask = np.zeros((240, 200), np.uint8)
+    cv2.fillConvexPoly(mask, np.array([[40, 30], [150, 45], [140, 190], [35, 175]], np.int32), 255)
+    c = _outline(mask)
+    hull = cv2.convexHull(c)
+    q = fit_quad(c)
+    assert np.array_equal(fit_quad(c, hull=hull), q)
+    assert quad_shape_score(q, c, cv2.contourArea(c), 1.0, 1.6, cv2.contourArea(hull)) == \
+        quad_shape_score(q, c, cv2.contourArea(c), 1.0, 1.6) > 0.8
