@@ -9,6 +9,8 @@ are refined at full resolution, in small windows.
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -63,7 +65,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, np.ndarray]] = []
-    blobs: list[tuple[np.ndarray, bool, np.ndarray]] = []
+    # (contour, closed map, image its contrast is read in, area, share of its bounding rectangle filled)
+    blobs: list[tuple[np.ndarray, bool, np.ndarray, float, float]] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
@@ -94,19 +97,19 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             (_, _), (rw, rh), _ = cv2.minAreaRect(c)
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
-                    blobs.append((c, closed, contrast_in))
+                    blobs.append((c, closed, contrast_in, area, area / max(1.0, rw * rh)))
                 continue
             quad = fit_quad(c, hull=hull)
             score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
-            if score > 0 and min(np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)) >= min_side * 0.9:
+            if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if (from_edges and score >= 0.85) or edge_contrast(contrast_in, quad) >= 0.7:
                     singles.append((quad, score, c))
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))
                     if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
-                        blobs.append((c, closed, contrast_in))
+                        blobs.append((c, closed, contrast_in, area, area / max(1.0, rw * rh)))
             elif area > 1.6 * min_area:
-                blobs.append((c, closed, contrast_in))
+                blobs.append((c, closed, contrast_in, area, area / max(1.0, rw * rh)))
     kept = suppress([(q, s) for q, s, _ in singles])
     short, long_ = typical_card_size(kept, min_side, aspect_lo)
     aspect = long_ / short if short else None
@@ -114,21 +117,21 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     bound = (short, long_) if len(kept) >= 2 else (0.0, 0.0)
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
-    blobs.sort(key=lambda cb: -cv2.contourArea(cb[0]) / max(1.0, np.prod(cv2.minAreaRect(cb[0])[1])))
+    blobs.sort(key=lambda b: -b[4])
     if short:
         # with the cards' size known, a region too small to hold two is a piece of one card,
         # and rows of many cards go first: each cut there parts more cards
         card = short * long_
-        blobs = [b for b in blobs if cv2.contourArea(b[0]) >= 1.2 * card]
-        blobs.sort(key=lambda cb: -min(cv2.contourArea(cb[0]) / card, 12.0))
+        blobs = [b for b in blobs if b[3] >= 1.2 * card]
+        blobs.sort(key=lambda b: -min(b[3] / card, 12.0))
         # seams between touching cards of that size are looked for in the lightness
-        gray = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
-        gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+        # (the 3x3 Sobel's whole-number steps, both in one pass)
+        gradient = tuple(g.astype(np.float32) for g in cv2.spatialGradient(cv2.GaussianBlur(lab[..., 0], (3, 3), 0)))
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
-    for c, closed, contrast_in in blobs:
+    for c, closed, contrast_in, _, _ in blobs:
         box = cv2.boundingRect(c)
         if any(cl == closed and seen_in is contrast_in and _box_iou(box, b) > 0.85
                for cl, seen_in, b in blob_boxes):
@@ -178,6 +181,15 @@ def size_prior(cands: list[tuple[np.ndarray, float]],
         off = abs(np.log(max(area, 1e-6) / typical))
         out.append((q, score * float(np.clip(1.0 - max(0.0, off - 0.3), 0.3, 1.0))))
     return out
+
+
+def _shortest_side(quad: np.ndarray) -> float:
+    c = quad.tolist()
+    sides = []
+    for i in range(4):
+        dx, dy = c[i - 1][0] - c[i][0], c[i - 1][1] - c[i][1]
+        sides.append(math.sqrt(dx * dx + dy * dy))
+    return min(sides)
 
 
 def _box_iou(a, b) -> float:
