@@ -37,16 +37,20 @@ def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspec
     x, y, w, h = cv2.boundingRect(contour)
     pad = 3
     offset = np.array([x - pad, y - pad])
-    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     local = (contour - offset).astype(np.int32)
+    cuts = candidate_cuts(local, width) if width else None
+    if cuts == []:
+        return []   # (most pieces cut again end here: no mask drawn for them)
+    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     cv2.drawContours(mask, [local], -1, 255, -1)
     if not width:
         # the width of a strip of cards is twice its deepest inside point
         width = 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
+        cuts = candidate_cuts(local, width)
     min_piece = 0.35 * width * width
     # perspective makes near cards larger than the typical one, but not twice as large
     max_card = 1.8 * short * long_ if short else 1.9 * width * width * aspect_hi
-    for p, q in candidate_cuts(local, width):
+    for p, q in cuts:
         cut = mask.copy()
         cv2.line(cut, tuple(int(v) for v in np.round(p)), tuple(int(v) for v in np.round(q)), 0, 2)
         parts, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -76,7 +80,7 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     both sides of a seam); or, where a chain bends, from the hinge (a deep
     notch on the inner side) straight across the strip.
     """
-    pts = contour.reshape(-1, 2).astype(np.float64)
+    pts = contour.reshape(-1, 2)   # (whole numbers; the few points used are made float)
     if len(pts) < 8:
         return []
     hull = cv2.convexHull(contour, returnPoints=False)
@@ -90,7 +94,7 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     depths = defects[:, 3] / 256.0
     deep = depths > max(1.0, 0.025 * width)
     depth, at = depths[deep], defects[deep, 2]
-    notch = pts[at]
+    notch = pts[at].astype(np.float64)
     # every pair of notches a card width or so apart (in the order of the outline: the
     # sort below is stable, so ties keep it)
     gap = notch[:, None, :] - notch[None, :, :]
@@ -103,8 +107,8 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     hinge = depth >= 0.08 * width
     p, k = notch[hinge], at[hinge]
     step = max(2, int(0.15 * width))
-    a = pts[(k - step) % len(pts)] - p
-    b = pts[(k + step) % len(pts)] - p
+    a = pts[(k - step) % len(pts)].astype(np.float64) - p
+    b = pts[(k + step) % len(pts)].astype(np.float64) - p
     na, nb = np.hypot(a[:, 0], a[:, 1]), np.hypot(b[:, 0], b[:, 1])
     ok = (na != 0) & (nb != 0)
     with np.errstate(divide="ignore", invalid="ignore"):
