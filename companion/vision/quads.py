@@ -6,6 +6,7 @@ sides, and the colour differs across them.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -174,9 +175,14 @@ class _SideFrame:
         self.sq = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9)      # (4,)
         self.rx = points[:, 0] - quad[:, 0, None]                            # (4, N)
         self.ry = points[:, 1] - quad[:, 1, None]
-        self.t = (self.rx * d[:, 0, None] + self.ry * d[:, 1, None]) / self.sq[:, None]
         norm = np.sqrt(self.sq)
         self.across = (self.ry * d[:, 0, None] - self.rx * d[:, 1, None]) / norm[:, None]
+
+    @functools.cached_property
+    def t(self) -> np.ndarray:
+        """Where along each side (0 at its start, 1 at its end) each point lies; `signed_inside` needs none."""
+        d = self.d
+        return (self.rx * d[:, 0, None] + self.ry * d[:, 1, None]) / self.sq[:, None]
 
     def distance(self) -> np.ndarray:
         """Distance of each point to the nearest side."""
