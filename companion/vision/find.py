@@ -18,7 +18,7 @@ from .maps import candidate_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile
 from .quads import apparent_aspect, intersect_lines, edge_contrast, fit_quad, quad_shape_score, signed_inside
-from .split import SPLIT_BUDGET, peel_strip, split_blob, split_evenly
+from .split import SPLIT_BUDGET, SeamGradient, peel_strip, split_blob, split_evenly
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
@@ -125,8 +125,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         blobs = [b for b in blobs if b[3] >= 1.2 * card]
         blobs.sort(key=lambda b: -min(b[3] / card, 12.0))
         # seams between touching cards of that size are looked for in the lightness
-        # (the 3x3 Sobel's whole-number steps, both in one pass)
-        gradient = tuple(g.astype(np.float32) for g in cv2.spatialGradient(cv2.GaussianBlur(lab[..., 0], (3, 3), 0)))
+        gradient = SeamGradient(lab[..., 0])
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []

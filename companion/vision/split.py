@@ -152,7 +152,7 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
     return out
 
 
-def peel_strip(contour: np.ndarray, gradient: tuple[np.ndarray, np.ndarray], short: float,
+def peel_strip(contour: np.ndarray, gradient, short: float,
                long_: float, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
     """A snake of touching cards (straight or bending at its joints) cut into cards.
 
@@ -206,15 +206,55 @@ def peel_strip(contour: np.ndarray, gradient: tuple[np.ndarray, np.ndarray], sho
     return out
 
 
-def _seam(gradient: tuple[np.ndarray, np.ndarray], start: np.ndarray, u: np.ndarray, n: np.ndarray,
-          short: float, long_: float) -> float:
-    """How far along `u` from `start` the strongest straight seam across the strip lies (about a card on)."""
-    gx, gy = gradient
+def _seam(gradient, start: np.ndarray, u: np.ndarray, n: np.ndarray, short: float, long_: float) -> float:
+    """How far along `u` from `start` the strongest straight seam across the strip lies (about a card on).
+
+    `gradient`: the lightness gradient (gx, gy) of the whole picture, or a
+    `SeamGradient` that makes it only where the seam is looked for.
+    """
     ts = np.arange(0.75 * long_, 1.25 * long_, 1.0)
     ss = np.linspace(-0.4 * short, 0.4 * short, 9)
     at = start[None, None, :] + ts[:, None, None] * u + ss[None, :, None] * n
     mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
+    if isinstance(gradient, SeamGradient):
+        gradient = gradient.around(mx, my)
+    gx, gy = gradient
     along = np.abs(cv2.remap(gx, mx, my, cv2.INTER_LINEAR) * u[0] + cv2.remap(gy, mx, my, cv2.INTER_LINEAR) * u[1])
     # a seam crosses the whole strip: the weakest of the three strip thirds counts
     thirds = np.stack([along[:, :3].mean(axis=1), along[:, 3:6].mean(axis=1), along[:, 6:].mean(axis=1)])
     return float(ts[int(np.argmax(thirds.min(axis=0)))])
+
+
+class SeamGradient:
+    """The gradient of the (3x3-blurred) lightness, made only in the windows seams are sampled in.
+
+    Seams are looked for in a few strips of a frame, each a few hundred
+    samples; blurring and differentiating the whole picture for them cost
+    more than all the peeling.  Each window is made with a margin of two
+    pixels (what the blur and the 3x3 Sobel reach) and written into
+    picture-sized arrays, so the values and the sample coordinates are
+    exactly those of the whole-picture gradient.
+    """
+
+    HALO = 2
+
+    def __init__(self, lightness: np.ndarray):
+        self.L = lightness
+        h, w = lightness.shape
+        self.gx = np.zeros((h, w), np.float32)   # (untouched pages cost nothing)
+        self.gy = np.zeros((h, w), np.float32)
+
+    def around(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gx, gy), correct at least wherever bilinear sampling at (xs, ys) reads."""
+        h, w = self.L.shape
+        x0, x1 = max(0, int(np.floor(xs.min())) - 1), min(w, int(np.ceil(xs.max())) + 2)
+        y0, y1 = max(0, int(np.floor(ys.min())) - 1), min(h, int(np.ceil(ys.max())) + 2)
+        if x0 < x1 and y0 < y1:
+            e = self.HALO
+            wx0, wy0, wx1, wy1 = max(0, x0 - e), max(0, y0 - e), min(w, x1 + e), min(h, y1 + e)
+            blurred = cv2.GaussianBlur(self.L[wy0:wy1, wx0:wx1], (3, 3), 0)
+            dx, dy = cv2.spatialGradient(blurred)
+            inner = (slice(y0 - wy0, y1 - wy0), slice(x0 - wx0, x1 - wx0))
+            self.gx[y0:y1, x0:x1] = dx[inner]
+            self.gy[y0:y1, x0:x1] = dy[inner]
+        return self.gx, self.gy

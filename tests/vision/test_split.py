@@ -33,3 +33,18 @@ def test_a_row_of_two_is_cut_into_two_cards():
     assert len(pieces) == 2
     centres = sorted(q.mean(axis=0)[0] for q, _ in pieces)
     assert abs(centres[0] - 112) < 6 and abs(centres[1] - 208) < 6
+
+
+def test_the_seam_gradient_made_in_windows_is_the_whole_picture_s():
+    from companion.vision.split import SeamGradient
+    rng = np.random.default_rng(3)
+    L = cv2.GaussianBlur(rng.integers(0, 256, (90, 140), dtype=np.uint8), (5, 5), 0)
+    blurred = cv2.GaussianBlur(L, (3, 3), 0)
+    whole = (cv2.Sobel(blurred, cv2.CV_32F, 1, 0), cv2.Sobel(blurred, cv2.CV_32F, 0, 1))
+    lazy = SeamGradient(L)
+    for xs, ys in [(np.float32([[10.3, 30.7]]), np.float32([[20.5, 40.2]])),     # inside
+                   (np.float32([[-3.0, 4.5]]), np.float32([[85.2, 95.0]])),      # over a corner
+                   (np.float32([[120.0, 139.9]]), np.float32([[0.1, 2.0]]))]:    # along an edge
+        gx, gy = lazy.around(xs, ys)
+        for mine, truth in zip((gx, gy), whole):
+            assert np.array_equal(cv2.remap(mine, xs, ys, cv2.INTER_LINEAR), cv2.remap(truth, xs, ys, cv2.INTER_LINEAR))
