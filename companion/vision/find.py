@@ -95,9 +95,10 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             hull = cv2.convexHull(c)
             hull_area = cv2.contourArea(hull)
             (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+            blob = (c, closed, contrast_in, area, area / max(1.0, rw * rh))
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
-                    blobs.append((c, closed, contrast_in, area, area / max(1.0, rw * rh)))
+                    blobs.append(blob)
                 continue
             quad = fit_quad(c, hull=hull)
             score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
@@ -107,9 +108,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))
                     if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
-                        blobs.append((c, closed, contrast_in, area, area / max(1.0, rw * rh)))
+                        blobs.append(blob)
             elif area > 1.6 * min_area:
-                blobs.append((c, closed, contrast_in, area, area / max(1.0, rw * rh)))
+                blobs.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
     short, long_ = typical_card_size(kept, min_side, aspect_lo)
     aspect = long_ / short if short else None
