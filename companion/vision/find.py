@@ -9,6 +9,8 @@ are refined at full resolution, in small windows.
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -16,7 +18,7 @@ from .maps import candidate_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile
 from .quads import apparent_aspect, intersect_lines, edge_contrast, fit_quad, quad_shape_score, signed_inside
-from .split import SPLIT_BUDGET, peel_strip, split_blob, split_evenly
+from .split import SPLIT_BUDGET, SeamGradient, peel_strip, split_blob, split_evenly
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
@@ -63,7 +65,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, np.ndarray]] = []
-    blobs: list[tuple[np.ndarray, bool, np.ndarray]] = []
+    # (contour, closed map, image its contrast is read in, area, share of its bounding rectangle filled)
+    blobs: list[tuple[np.ndarray, bool, np.ndarray, float, float]] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
@@ -89,23 +92,25 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             if key in seen or any(_box_iou((x, y, w, h), b) > 0.9 for b in settled):
                 continue
             seen.add(key)
-            hull_area = cv2.contourArea(cv2.convexHull(c))
+            hull = cv2.convexHull(c)
+            hull_area = cv2.contourArea(hull)
             (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+            blob = (c, closed, contrast_in, area, area / max(1.0, rw * rh))
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
-                    blobs.append((c, closed, contrast_in))
+                    blobs.append(blob)
                 continue
-            quad = fit_quad(c)
-            score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi)
-            if score > 0 and min(np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)) >= min_side * 0.9:
+            quad = fit_quad(c, hull=hull)
+            score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
+            if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if (from_edges and score >= 0.85) or edge_contrast(contrast_in, quad) >= 0.7:
                     singles.append((quad, score, c))
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))
                     if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
-                        blobs.append((c, closed, contrast_in))
+                        blobs.append(blob)
             elif area > 1.6 * min_area:
-                blobs.append((c, closed, contrast_in))
+                blobs.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
     short, long_ = typical_card_size(kept, min_side, aspect_lo)
     aspect = long_ / short if short else None
@@ -113,30 +118,31 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     bound = (short, long_) if len(kept) >= 2 else (0.0, 0.0)
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
-    blobs.sort(key=lambda cb: -cv2.contourArea(cb[0]) / max(1.0, np.prod(cv2.minAreaRect(cb[0])[1])))
+    blobs.sort(key=lambda b: -b[4])
     if short:
         # with the cards' size known, a region too small to hold two is a piece of one card,
         # and rows of many cards go first: each cut there parts more cards
         card = short * long_
-        blobs = [b for b in blobs if cv2.contourArea(b[0]) >= 1.2 * card]
-        blobs.sort(key=lambda cb: -min(cv2.contourArea(cb[0]) / card, 12.0))
+        blobs = [b for b in blobs if b[3] >= 1.2 * card]
+        blobs.sort(key=lambda b: -min(b[3] / card, 12.0))
         # seams between touching cards of that size are looked for in the lightness
-        gray = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
-        gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+        gradient = SeamGradient(lab[..., 0])
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
-    cards = [(q, q.min(axis=0), q.max(axis=0)) for q, _ in kept if apparent_aspect(q) <= 1.75]
-    for c, closed, contrast_in in blobs:
+    cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
+    for c, closed, contrast_in, _, _ in blobs:
         box = cv2.boundingRect(c)
         if any(cl == closed and seen_in is contrast_in and _box_iou(box, b) > 0.85
                for cl, seen_in, b in blob_boxes):
             continue  # the same group of cards, seen in another map of the same kind
         blob_boxes.append((closed, contrast_in, box))
         x, y, w, h = box
-        near = [q for q, lo, hi in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
-        if any(_contains_point(q, c) or _inside(c, q) for q in near):
+        near = [(q, s) for q, lo, hi, s in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
+        if any(_contains_point(q, c) or _inside(c, q) for q, _ in near):
             continue  # the blob is that card, or a part of it (paper beside the body)
+        if short and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * short * long_):
+            continue  # every card in it was found alone: cutting it would only find them again
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
@@ -175,6 +181,15 @@ def size_prior(cands: list[tuple[np.ndarray, float]],
         off = abs(np.log(max(area, 1e-6) / typical))
         out.append((q, score * float(np.clip(1.0 - max(0.0, off - 0.3), 0.3, 1.0))))
     return out
+
+
+def _shortest_side(quad: np.ndarray) -> float:
+    c = quad.tolist()
+    sides = []
+    for i in range(4):
+        dx, dy = c[i - 1][0] - c[i][0], c[i - 1][1] - c[i][1]
+        sides.append(math.sqrt(dx * dx + dy * dy))
+    return min(sides)
 
 
 def _box_iou(a, b) -> float:
@@ -216,6 +231,23 @@ def suppress(cands: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, fl
     return kept
 
 
+def _explained(contour: np.ndarray, box, cards: list[np.ndarray], min_left: float) -> bool:
+    """Whether well-fitting cards cover a blob but for less than `min_left` pixels.
+
+    Cutting rows of touching cards apart is the costliest step of the search,
+    and the same row shows in several maps; once its cards were found alone
+    (in another map, or at another threshold) there is nothing left to cut.
+    """
+    if not cards:
+        return False
+    x, y, w, h = box
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, -1, offset=(-x, -y))
+    for q in cards:
+        cv2.fillConvexPoly(mask, np.round(q - (x, y)).astype(np.int32), 0)
+    return cv2.countNonZero(mask) < min_left
+
+
 def _contains_point(quad: np.ndarray, contour: np.ndarray) -> bool:
     """Whether an accepted card already sits inside this blob (then the blob is that card)."""
     c = quad.mean(axis=0)
@@ -249,37 +281,39 @@ def typical_card_size(kept, min_side: float, aspect_lo: float) -> tuple[float, f
 # --------------------------------------------------------------------------- full-resolution refinement
 
 def refine_corners(gray: np.ndarray, outline: CardOutline, window: int = 6) -> CardOutline:
-    """Move each side onto the strongest nearby edge at full resolution."""
+    """Move each side onto the strongest nearby edge at full resolution.
+
+    Each side is sampled across at 12 places along it (all four sides in one
+    remap); the strongest step of each profile, where strong, gives a point
+    of the side, and a robust line through them the side.
+    """
     c = outline.corners
-    lines = []
     h, w = gray.shape
+    d = c[[1, 2, 3, 0]] - c
+    length = np.hypot(d[:, 0], d[:, 1])
+    if length.min() < 8:
+        return outline
+    u = d / length[:, None]
+    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    ts = np.linspace(0.2, 0.8, 12)[None, :] * length[:, None]                 # (4, 12)
+    offs = np.arange(-window, window + 1, dtype=np.float64)
+    samples = c[:, None, None, :] + ts[:, :, None, None] * u[:, None, None, :] + offs[None, None, :, None] * n[:, None, None, :]
+    xs = samples[..., 0].astype(np.float32)
+    ys = samples[..., 1].astype(np.float32)
+    outside = (xs.min(axis=(1, 2)) < 1) | (ys.min(axis=(1, 2)) < 1) | \
+        (xs.max(axis=(1, 2)) > w - 2) | (ys.max(axis=(1, 2)) > h - 2)
+    prof = cv2.remap(gray, xs.reshape(-1, len(offs)), ys.reshape(-1, len(offs)), cv2.INTER_LINEAR)
+    grad = np.abs(np.diff(prof.astype(np.float32).reshape(4, len(ts[0]), len(offs)), axis=2))
+    k = np.argmax(grad, axis=2)
+    strong = np.take_along_axis(grad, k[..., None], axis=2)[..., 0] > 12
+    shift = offs[k] + 0.5
+    pts = c[:, None, :] + ts[:, :, None] * u[:, None, :] + shift[:, :, None] * n[:, None, :]
+    lines = []
     for i in range(4):
-        a, b = c[i], c[(i + 1) % 4]
-        d = b - a
-        length = float(np.hypot(*d))
-        if length < 8:
-            return outline
-        u = d / length
-        n = np.array([-u[1], u[0]])
-        ts = np.linspace(0.2, 0.8, 12) * length
-        offs = np.arange(-window, window + 1, dtype=np.float64)
-        samples = a[None, None, :] + ts[:, None, None] * u + offs[None, :, None] * n
-        xs = samples[..., 0].astype(np.float32)
-        ys = samples[..., 1].astype(np.float32)
-        if xs.min() < 1 or ys.min() < 1 or xs.max() > w - 2 or ys.max() > h - 2:
-            lines.append((a, u))
+        if outside[i] or strong[i].sum() < 5:
+            lines.append((c[i], u[i]))
             continue
-        prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR).astype(np.float32)
-        grad = np.abs(np.diff(prof, axis=1))
-        k = np.argmax(grad, axis=1)
-        strong = grad[np.arange(len(k)), k] > 12
-        if strong.sum() < 5:
-            lines.append((a, u))
-            continue
-        shift = offs[k] + 0.5
-        pts = a + ts[:, None] * u + shift[:, None] * n
-        pts = pts[strong]
-        vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(pts[i][strong[i]].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
     out = []
     for i in range(4):

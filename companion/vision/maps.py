@@ -8,6 +8,8 @@ notches between touching cards or closed to bridge a body's dark outline.
 """
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 from scipy import ndimage
@@ -43,7 +45,7 @@ def candidate_masks(lab: np.ndarray) -> list[tuple[np.ndarray, bool]]:
     noise = float(np.percentile(_ring(dist[..., None]), 90))
     levels = (18, 28, 44) if 2.0 * noise > 14 else (max(8.0, 2.0 * noise), 18, 28, 44)
     for t in levels:
-        m = cv2.morphologyEx((dist > t).astype(np.uint8) * 255, cv2.MORPH_OPEN, opening)
+        m = cv2.morphologyEx(cv2.threshold(dist, t, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN, opening)
         out.append((m, False))
         out.append((cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True))
     out.append((edge_regions(lab[..., 0], k + 2), False))
@@ -79,7 +81,9 @@ def evenly_lit(L: np.ndarray) -> np.ndarray:
     f = max(1, min(h, w) // 64)
     light = cv2.resize(L, (w // f, h // f), interpolation=cv2.INTER_AREA).astype(np.float32)
     light = cv2.resize(cv2.GaussianBlur(light, (0, 0), 8.0), (w, h), interpolation=cv2.INTER_LINEAR)
-    return cv2.divide(L.astype(np.float32), np.maximum(light, 1.0), scale=128.0).clip(0, 255).astype(np.uint8)
+    # (OpenCV's max and min for numpy's maximum and clip: the quotient is never negative)
+    even = cv2.divide(np.ascontiguousarray(L).astype(np.float32), cv2.max(light, 1.0), scale=128.0)
+    return cv2.min(even, 255.0).astype(np.uint8)
 
 
 def colour_rarity(lab: np.ndarray) -> np.ndarray:
@@ -98,16 +102,31 @@ def colour_rarity(lab: np.ndarray) -> np.ndarray:
 
 
 def _rarity(lab: np.ndarray) -> np.ndarray:
-    """`colour_rarity` of the colours as given: border and picture counted in 32^3 bins."""
-    shift = 8 - int(np.log2(RARITY_BINS))
-    q = lab >> shift
-    index = (q[..., 0].astype(np.int32) * RARITY_BINS + q[..., 1]) * RARITY_BINS + q[..., 2]
-    n = RARITY_BINS ** 3
-    on_border = np.bincount(_ring(index[..., None]).ravel(), minlength=n).reshape((RARITY_BINS,) * 3)
-    on_border = ndimage.gaussian_filter(on_border.astype(np.float32), 0.6, mode="constant")
-    in_picture = np.bincount(index[::2, ::2].ravel(), minlength=n).reshape((RARITY_BINS,) * 3)
+    """`colour_rarity` of the colours as given: border and picture counted in 32^3 bins.
+
+    OpenCV's histogram and back-projection do the per-pixel work (a numpy bin
+    index per pixel cost more than the rest of the map); the counts are exact
+    integers either way, so the result is the same to the bit.
+    """
+    ranges = [0, 256] * 3
+    bins = [RARITY_BINS] * 3
+    on_border = cv2.calcHist([_ring(lab)[:, None, :]], [0, 1, 2], None, bins, ranges)
+    on_border = ndimage.gaussian_filter(on_border, 0.6, mode="constant")
+    in_picture = cv2.calcHist([lab], [0, 1, 2], _every_other(lab.shape[:2]), bins, ranges).astype(np.float64)
     p_table = TABLE_SHARE * (on_border / on_border.sum()) / np.maximum(in_picture / in_picture.sum(), 1e-9)
-    return (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).ravel()[index]
+    table = (255.0 * (1.0 - np.minimum(1.0, p_table))).astype(np.uint8).astype(np.float32)
+    # a 3-d array would reach OpenCV as 32x32 pixels of 32 channels: wrap it as a 3-d Mat
+    table = cv2.Mat(table, wrap_channels=False)
+    return cv2.calcBackProject([lab], [0, 1, 2], table, ranges, 1.0)
+
+
+@functools.lru_cache(maxsize=8)
+def _every_other(shape: tuple[int, int]) -> np.ndarray:
+    """A mask of every other pixel of every other row (a frame size repeats: made once)."""
+    mask = np.zeros(shape, np.uint8)
+    mask[::2, ::2] = 255
+    mask.setflags(write=False)
+    return mask
 
 
 def _ring(a: np.ndarray) -> np.ndarray:
@@ -162,11 +181,13 @@ def table_colours(lab: np.ndarray, share: float = 0.1, max_colours: int = 4) -> 
         keys = q[:, 0] * 256 + q[:, 1] * 16 + q[:, 2]
         counts = np.bincount(keys, minlength=4096)
         order = np.argsort(counts)[::-1]
-        colours.append(sub[keys == order[0]].mean(axis=0))
+        # each bin's mean colour: sums of whole numbers are exact, so as np.mean's
+        sums = np.stack([np.bincount(keys, weights=sub[:, c], minlength=4096) for c in range(3)], axis=1)
+        colours.append(sums[order[0]] / counts[order[0]])
         for key in order[1:max_colours]:
             if counts[key] < min_share * len(keys):
                 break
-            colours.append(sub[keys == key].mean(axis=0))
+            colours.append(sums[key] / counts[key])
     return np.array(colours, np.float32)
 
 

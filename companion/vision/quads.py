@@ -6,13 +6,19 @@ sides, and the colour differs across them.
 """
 from __future__ import annotations
 
+import functools
+import math
+
 import cv2
 import numpy as np
 
 
-def fit_quad(contour: np.ndarray, refine: bool = True) -> np.ndarray | None:
-    """The four corners of a card-shaped contour; `refine` squares off rounded corners."""
-    hull = cv2.convexHull(contour)
+def fit_quad(contour: np.ndarray, refine: bool = True, hull: np.ndarray | None = None) -> np.ndarray | None:
+    """The four corners of a card-shaped contour; `refine` squares off rounded corners.
+
+    `hull`: the contour's convex hull, when the caller has it already.
+    """
+    hull = cv2.convexHull(contour) if hull is None else hull
     peri = cv2.arcLength(hull, True)
     approx = None
     for eps in (0.02, 0.03, 0.045, 0.06, 0.08, 0.1):
@@ -39,17 +45,20 @@ def refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
     All four sides at once: for side i the points near it (and not near its
     corners) give least squares for offset = k0 + k1 * t along the side.
+    (Runs for every region of every map: written for few array operations.)
     """
     a = quad
-    d = np.roll(quad, -1, axis=0) - quad
+    d = quad[_NEXT] - quad
     length = np.hypot(d[:, 0], d[:, 1])
     if length.min() < 1e-6:
         return quad
     u = d / length[:, None]
-    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
-    rel = points[None, :, :] - a[:, None, :]                 # (4, N, 2)
-    t = np.einsum("snk,sk->sn", rel, u)
-    off = np.einsum("snk,sk->sn", rel, n)
+    n = np.empty_like(u)
+    n[:, 0], n[:, 1] = -u[:, 1], u[:, 0]
+    rx = points[:, 0] - a[:, 0, None]                        # (4, N)
+    ry = points[:, 1] - a[:, 1, None]
+    t = rx * u[:, 0, None] + ry * u[:, 1, None]
+    off = rx * n[:, 0, None] + ry * n[:, 1, None]
     sel = (t > 0.15 * length[:, None]) & (t < 0.85 * length[:, None]) & \
         (np.abs(off) < np.maximum(1.5, 0.04 * length)[:, None])
     cnt = sel.sum(axis=1)
@@ -57,23 +66,39 @@ def refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     safe = np.maximum(cnt, 1)
     tm = (w * t).sum(axis=1) / safe
     om = (w * off).sum(axis=1) / safe
-    var = (w * (t - tm[:, None]) ** 2).sum(axis=1)
-    cov = (w * (t - tm[:, None]) * (off - om[:, None])).sum(axis=1)
-    k1 = np.where(var > 0, cov / np.maximum(var, 1e-12), 0.0)
-    k0 = om - k1 * tm
-    ok = cnt >= 4
-    k0, k1 = np.where(ok, k0, 0.0), np.where(ok, k1, 0.0)
+    dt = t - tm[:, None]
+    wdt = w * dt
+    var = (wdt * dt).sum(axis=1)
+    cov = (wdt * (off - om[:, None])).sum(axis=1)
+    ok = (cnt >= 4) & (var > 0)
+    k1 = np.where(ok, cov / np.maximum(var, 1e-12), 0.0)
+    k0 = np.where(cnt >= 4, om - k1 * tm, 0.0)
     direction = u + k1[:, None] * n
     direction /= np.hypot(direction[:, 0], direction[:, 1])[:, None]
     origin = a + k0[:, None] * n
-    lines = list(zip(origin, direction))
+    # corner i where side i-1 meets side i; a corner far from the rough one means a bad fit
+    o, v = origin.tolist(), direction.tolist()
+    diagonal = np.hypot(*(quad - quad[[2, 3, 0, 1]]).T).tolist()
     out = []
     for i in range(4):
-        p = intersect_lines(lines[i - 1], lines[i])
-        if p is None or np.hypot(*(p - quad[i])) > 0.25 * np.hypot(*(quad[i] - quad[(i + 2) % 4])):
+        p = _intersect(o[i - 1], v[i - 1], o[i], v[i])
+        if p is None or math.hypot(p[0] - a[i, 0], p[1] - a[i, 1]) > 0.25 * diagonal[i]:
             return quad
         out.append(p)
     return np.array(out)
+
+
+_NEXT = [1, 2, 3, 0]
+
+
+def _intersect(p, u, q, v):
+    """`intersect_lines` on plain floats (it runs four times per fitted region)."""
+    det = -u[0] * v[1] + v[0] * u[1]
+    if abs(det) < 1e-9:
+        return None
+    r0, r1 = q[0] - p[0], q[1] - p[1]
+    s = (-r0 * v[1] + v[0] * r1) / det
+    return (p[0] + s * u[0], p[1] + s * u[1])
 
 
 def intersect_lines(l1, l2) -> np.ndarray | None:
@@ -87,13 +112,20 @@ def intersect_lines(l1, l2) -> np.ndarray | None:
 
 
 def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
-                     aspect_lo: float, aspect_hi: float) -> float:
-    """0 when the outline cannot be a card seen from above at <= 45 degrees, else 0..1."""
-    area = abs(cv2.contourArea(quad.astype(np.float32)))
-    if area <= 0 or not cv2.isContourConvex(quad.astype(np.float32)):
+                     aspect_lo: float, aspect_hi: float, hull_area: float | None = None) -> float:
+    """0 when the outline cannot be a card seen from above at <= 45 degrees, else 0..1.
+
+    `hull_area`: the area of the contour's convex hull, when the caller has it already.
+    """
+    q32 = quad.astype(np.float32)
+    area = abs(cv2.contourArea(q32))
+    if area <= 0 or not cv2.isContourConvex(q32):
         return 0.0
-    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
-    if sides.min() <= 0:
+    # the cheap tests on the four corners as plain floats: most regions fail one
+    c = quad.tolist()
+    edges = [(c[(i + 1) % 4][0] - c[i][0], c[(i + 1) % 4][1] - c[i][1]) for i in range(4)]
+    sides = [math.sqrt(x * x + y * y) for x, y in edges]
+    if min(sides) <= 0:
         return 0.0
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     aspect = max(a, b) / min(a, b)
@@ -104,11 +136,12 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
     if max(sides[1], sides[3]) / min(sides[1], sides[3]) > 1.7:
         return 0.0
     for i in range(4):
-        e1, e2 = quad[i - 1] - quad[i], quad[(i + 1) % 4] - quad[i]
-        cos = e1 @ e2 / (np.linalg.norm(e1) * np.linalg.norm(e2))
+        (x1, y1), (x2, y2) = edges[i - 1], edges[i]   # into corner i, out of it
+        cos = -(x1 * x2 + y1 * y2) / (sides[i - 1] * sides[i])
         if abs(cos) > 0.7:  # corners between ~45 and ~135 degrees
             return 0.0
-    hull_area = cv2.contourArea(cv2.convexHull(contour))
+    if hull_area is None:
+        hull_area = cv2.contourArea(cv2.convexHull(contour))
     fill = hull_area / area
     if fill < 0.9 or fill > 1.08 or contour_area < 0.55 * area:
         return 0.0
@@ -117,75 +150,93 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
     pts = contour.reshape(-1, 2).astype(np.float64)
     pts = pts[:: max(1, len(pts) // 160)]
     short = min(a, b)
-    dist = distance_to_quad(pts, quad)
-    outside = -signed_inside(pts, quad)
-    if outside.max() > 0.06 * short + 1.0:
+    frame = _SideFrame(pts, quad)
+    if -frame.signed_inside().min() > 0.06 * short + 1.0:   # a bump outside the quad
         return 0.0
-    on_side = dist < 0.04 * short + 1.0
-    coverage = perimeter_coverage(pts[on_side], quad)
+    on_side = frame.distance() < 0.04 * short + 1.0
+    coverage = frame.coverage(on_side)
     if coverage < 0.7:
         return 0.0
     return float(np.clip(coverage - abs(1.0 - fill) * 2.0, 0.0, 1.0))
 
 
+class _SideFrame:
+    """Points seen from each side of a quad at once: along it (t, in side lengths) and across it.
+
+    Scoring a region asks three questions of the same points (how far from the
+    outline, how far inside, how much of each side they follow); the
+    projections they share are made once, for all four sides together.
+    """
+
+    def __init__(self, points: np.ndarray, quad: np.ndarray):
+        d = quad[_NEXT] - quad
+        self.quad = quad
+        self.d = d
+        self.sq = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9)      # (4,)
+        self.rx = points[:, 0] - quad[:, 0, None]                            # (4, N)
+        self.ry = points[:, 1] - quad[:, 1, None]
+        norm = np.sqrt(self.sq)
+        self.across = (self.ry * d[:, 0, None] - self.rx * d[:, 1, None]) / norm[:, None]
+
+    @functools.cached_property
+    def t(self) -> np.ndarray:
+        """Where along each side (0 at its start, 1 at its end) each point lies; `signed_inside` needs none."""
+        d = self.d
+        return (self.rx * d[:, 0, None] + self.ry * d[:, 1, None]) / self.sq[:, None]
+
+    def distance(self) -> np.ndarray:
+        """Distance of each point to the nearest side."""
+        t = np.clip(self.t, 0, 1)
+        ex = self.rx - t * self.d[:, 0, None]
+        ey = self.ry - t * self.d[:, 1, None]
+        return np.sqrt(ex * ex + ey * ey).min(axis=0)
+
+    def signed_inside(self) -> np.ndarray:
+        """Positive inside the quad: the least distance inside any side."""
+        q = self.quad
+        c = q.mean(axis=0)
+        # the normal (-dy, dx) points inside where the centre lies on its side
+        inward = ((c[1] - q[:, 1]) * self.d[:, 0] - (c[0] - q[:, 0]) * self.d[:, 1]) >= 0
+        return np.where(inward[:, None], self.across, -self.across).min(axis=0)
+
+    def coverage(self, use: np.ndarray, bins: int = 20) -> float:
+        """Fraction of the perimeter (in bins per side) that the `use` points lie along."""
+        near = use & (np.abs(self.across) < 0.05 * np.sqrt(self.sq)[:, None] + 1.5) & (self.t >= 0) & (self.t < 1)
+        side, k = np.nonzero(near)
+        hit = np.zeros((4, bins), bool)
+        hit[side, (self.t[side, k] * bins).astype(int)] = True
+        return float(hit.mean())
+
+
 def distance_to_quad(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Distance of each point to the nearest side of the quadrilateral."""
-    best = np.full(len(points), np.inf)
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        t = np.clip(((points - a) @ d) / max(d @ d, 1e-9), 0, 1)
-        best = np.minimum(best, np.linalg.norm(points - (a + t[:, None] * d), axis=1))
-    return best
+    return _SideFrame(points, quad).distance()
 
 
 def signed_inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Positive inside the (convex, clockwise or not) quad: the least distance inside any side."""
-    c = quad.mean(axis=0)
-    worst = np.full(len(points), np.inf)
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        n = np.array([-d[1], d[0]]) / max(np.hypot(*d), 1e-9)
-        if n @ (c - a) < 0:
-            n = -n
-        worst = np.minimum(worst, (points - a) @ n)
-    return worst
+    return _SideFrame(points, quad).signed_inside()
 
 
 def perimeter_coverage(points: np.ndarray, quad: np.ndarray, bins: int = 20) -> float:
     """Fraction of the quad's perimeter (in bins per side) that outline points lie along."""
-    hit = np.zeros((4, bins), bool)
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        L2 = max(d @ d, 1e-9)
-        t = ((points - a) @ d) / L2
-        n = np.array([-d[1], d[0]]) / np.sqrt(L2)
-        off = np.abs((points - a) @ n)
-        near = (off < 0.05 * np.sqrt(L2) + 1.5) & (t >= 0) & (t < 1)
-        hit[i, (t[near] * bins).astype(int)] = True
-    return float(hit.mean())
+    return _SideFrame(points, quad).coverage(np.ones(len(points), bool), bins)
 
 
 def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
     """Fraction of the outline along which inside and outside differ clearly in colour."""
     c = quad.mean(axis=0)
-    short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+    d = quad[_NEXT] - quad
+    short = min(np.linalg.norm(d[0]), np.linalg.norm(d[1]))
     off = max(1.5, 0.06 * short)
-    t = np.linspace(0.1, 0.9, 16)
-    pts = np.concatenate([quad[i] + t[:, None] * (quad[(i + 1) % 4] - quad[i]) for i in range(4)])
-    direction = pts - c
-    # inward/outward along the normal of each side, approximated by the direction to the centre
-    normals = []
-    for i in range(4):
-        d = quad[(i + 1) % 4] - quad[i]
-        n = np.array([-d[1], d[0]]) / max(np.hypot(*d), 1e-9)
-        if n @ (quad[i] - c) < 0:
-            n = -n
-        normals.append(np.repeat(n[None], len(t), axis=0))
-    n = np.concatenate(normals)
-    del direction
+    pts = (quad[:, None, :] + _ALONG[None, :, None] * d[:, None, :]).reshape(-1, 2)
+    # inward/outward along the normal of each side (its sign set by where the centre lies)
+    n = np.empty_like(d)
+    n[:, 0], n[:, 1] = -d[:, 1], d[:, 0]
+    n /= np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)[:, None]
+    outward = n[:, 0] * (quad[:, 0] - c[0]) + n[:, 1] * (quad[:, 1] - c[1])
+    n[outward < 0] *= -1
+    n = np.repeat(n, len(_ALONG), axis=0)
     inner = pts - n * off
     outer = pts + n * off
     h, w = lab.shape[:2]
@@ -200,7 +251,14 @@ def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
     return float(np.mean(delta > 14))
 
 
+_ALONG = np.linspace(0.1, 0.9, 16)   # where along each side edge_contrast looks
+
+
 def apparent_aspect(quad: np.ndarray) -> float:
-    e = np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)
+    c = quad.tolist()
+    e = []
+    for i in range(4):
+        dx, dy = c[(i + 1) % 4][0] - c[i][0], c[(i + 1) % 4][1] - c[i][1]
+        e.append(math.sqrt(dx * dx + dy * dy))
     a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
     return float(max(a, b) / max(min(a, b), 1e-6))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import all_end_features, card_features, prepare, warp_card
+from .features import all_end_features, card_features, prepare, prepare_all, warp_card
 from .outline import CardOutline
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -155,6 +155,12 @@ def measure(image: np.ndarray, outline: CardOutline) -> CardMeasure:
     return CardMeasure(*prepare(warp_card(image, outline.corners)))
 
 
+def measure_all(image: np.ndarray, outlines: list[CardOutline]) -> list[CardMeasure]:
+    """`measure` of every outline, the patches prepared in one batch (the same numbers)."""
+    labs, raws, papers = prepare_all(np.stack([warp_card(image, o.corners) for o in outlines]))
+    return [CardMeasure(*m) for m in zip(labs, raws, papers)]
+
+
 def edge_matrix(measures: list[CardMeasure], lengths: list[np.ndarray]) -> np.ndarray:
     """(N, 4, n) features of every edge of every card."""
     return all_end_features(np.stack([m.lab for m in measures]), np.stack([m.raw for m in measures]),
@@ -243,7 +249,7 @@ class Recogniser:
     def evidence(self, image: np.ndarray, outlines: list[CardOutline]):
         """What the models read off each outline: (edge rows, connecting-edge probabilities,
         the turn that puts each card's first end first, kind features)."""
-        measures = [measure(image, o) for o in outlines]
+        measures = measure_all(image, outlines)
         edge_rows = edge_matrix(measures, [o.edge_lengths for o in outlines])
         p_edge = self.edge.predict_proba(edge_rows.reshape(-1, edge_rows.shape[2]))
         p_edge = p_edge[:, list(self.edge.classes_).index(1)].reshape(-1, 4)

@@ -7,6 +7,8 @@ seams.
 """
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -35,16 +37,20 @@ def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspec
     x, y, w, h = cv2.boundingRect(contour)
     pad = 3
     offset = np.array([x - pad, y - pad])
-    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     local = (contour - offset).astype(np.int32)
+    cuts = candidate_cuts(local, width) if width else None
+    if cuts == []:
+        return []   # (most pieces cut again end here: no mask drawn for them)
+    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     cv2.drawContours(mask, [local], -1, 255, -1)
     if not width:
         # the width of a strip of cards is twice its deepest inside point
         width = 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
+        cuts = candidate_cuts(local, width)
     min_piece = 0.35 * width * width
     # perspective makes near cards larger than the typical one, but not twice as large
     max_card = 1.8 * short * long_ if short else 1.9 * width * width * aspect_hi
-    for p, q in candidate_cuts(local, width):
+    for p, q in cuts:
         cut = mask.copy()
         cv2.line(cut, tuple(int(v) for v in np.round(p)), tuple(int(v) for v in np.round(q)), 0, 2)
         parts, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -55,8 +61,10 @@ def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspec
         for part in big:
             area = cv2.contourArea(part)
             part = (part + offset).astype(np.int32)
-            quad = fit_quad(part)
-            score = 0.0 if quad is None else quad_shape_score(quad, part, area, aspect_lo, aspect_hi)
+            hull = cv2.convexHull(part)
+            quad = fit_quad(part, hull=hull)
+            score = 0.0 if quad is None else quad_shape_score(quad, part, area, aspect_lo, aspect_hi,
+                                                              cv2.contourArea(hull))
             if score > 0 and area < max_card:
                 out.append((quad, score * 0.95))
             else:
@@ -72,7 +80,7 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     both sides of a seam); or, where a chain bends, from the hinge (a deep
     notch on the inner side) straight across the strip.
     """
-    pts = contour.reshape(-1, 2).astype(np.float64)
+    pts = contour.reshape(-1, 2)   # (whole numbers; the few points used are made float)
     if len(pts) < 8:
         return []
     hull = cv2.convexHull(contour, returnPoints=False)
@@ -83,32 +91,41 @@ def candidate_cuts(contour: np.ndarray, width: float, limit: int = 6):
     if defects is None:
         return []
     defects = defects.reshape(-1, 4)
-    deep = [(d[3] / 256.0, pts[d[2]], int(d[2])) for d in defects if d[3] / 256.0 > max(1.0, 0.025 * width)]
-    cuts = []
-    for i in range(len(deep)):
-        for j in range(i + 1, len(deep)):
-            p, q = deep[i][1], deep[j][1]
-            length = float(np.hypot(*(p - q)))
-            if not (0.5 * width <= length <= 1.6 * width):
-                continue
-            cuts.append((length - 1.5 * (deep[i][0] + deep[j][0]), p, q))
+    depths = defects[:, 3] / 256.0
+    deep = depths > max(1.0, 0.025 * width)
+    depth, at = depths[deep], defects[deep, 2]
+    notch = pts[at].astype(np.float64)
+    # every pair of notches a card width or so apart (in the order of the outline: the
+    # sort below is stable, so ties keep it)
+    gap = notch[:, None, :] - notch[None, :, :]
+    length = np.hypot(gap[..., 0], gap[..., 1])
+    i, j = np.nonzero((0.5 * width <= length) & (length <= 1.6 * width) & _upper(len(at)))
+    length = length[i, j]
+    scores = [length - 1.5 * (depth[i] + depth[j])]
+    ends = [(notch[a], notch[b]) for a, b in zip(i.tolist(), j.tolist())]
+    # from each deep notch (a hinge) straight inward, along the bisector of the outline there
+    hinge = depth >= 0.08 * width
+    p, k = notch[hinge], at[hinge]
     step = max(2, int(0.15 * width))
-    for depth, p, k in deep:
-        if depth < 0.08 * width:
-            continue
-        a = pts[(k - step) % len(pts)] - p
-        b = pts[(k + step) % len(pts)] - p
-        na, nb = np.hypot(*a), np.hypot(*b)
-        if na == 0 or nb == 0:
-            continue
-        inward = -(a / na + b / nb)
-        n = np.hypot(*inward)
-        if n < 1e-6:
-            continue
-        inward /= n
-        cuts.append((1.2 * width - 1.5 * depth, p - inward * 0.05 * width, p + inward * 1.3 * width))
-    cuts.sort(key=lambda t: t[0])
-    return [(p, q) for _, p, q in cuts[:limit]]
+    a = pts[(k - step) % len(pts)].astype(np.float64) - p
+    b = pts[(k + step) % len(pts)].astype(np.float64) - p
+    na, nb = np.hypot(a[:, 0], a[:, 1]), np.hypot(b[:, 0], b[:, 1])
+    ok = (na != 0) & (nb != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inward = -(a / na[:, None] + b / nb[:, None])
+        n = np.hypot(inward[:, 0], inward[:, 1])
+        ok &= n >= 1e-6
+        inward = inward / n[:, None]
+    scores.append(1.2 * width - 1.5 * depth[hinge][ok])
+    ends += list(zip(p[ok] - inward[ok] * 0.05 * width, p[ok] + inward[ok] * 1.3 * width))
+    best = np.argsort(np.concatenate(scores), kind="stable")[:limit]
+    return [ends[k] for k in best]
+
+
+@functools.lru_cache(maxsize=64)
+def _upper(n: int) -> np.ndarray:
+    """Which (i, j) of an n x n table have i < j: each pair once."""
+    return np.triu(np.ones((n, n), bool), 1)
 
 
 def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, float]]:
@@ -135,7 +152,7 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
     return out
 
 
-def peel_strip(contour: np.ndarray, gradient: tuple[np.ndarray, np.ndarray], short: float,
+def peel_strip(contour: np.ndarray, gradient, short: float,
                long_: float, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
     """A snake of touching cards (straight or bending at its joints) cut into cards.
 
@@ -189,15 +206,55 @@ def peel_strip(contour: np.ndarray, gradient: tuple[np.ndarray, np.ndarray], sho
     return out
 
 
-def _seam(gradient: tuple[np.ndarray, np.ndarray], start: np.ndarray, u: np.ndarray, n: np.ndarray,
-          short: float, long_: float) -> float:
-    """How far along `u` from `start` the strongest straight seam across the strip lies (about a card on)."""
-    gx, gy = gradient
+def _seam(gradient, start: np.ndarray, u: np.ndarray, n: np.ndarray, short: float, long_: float) -> float:
+    """How far along `u` from `start` the strongest straight seam across the strip lies (about a card on).
+
+    `gradient`: the lightness gradient (gx, gy) of the whole picture, or a
+    `SeamGradient` that makes it only where the seam is looked for.
+    """
     ts = np.arange(0.75 * long_, 1.25 * long_, 1.0)
     ss = np.linspace(-0.4 * short, 0.4 * short, 9)
     at = start[None, None, :] + ts[:, None, None] * u + ss[None, :, None] * n
     mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
+    if isinstance(gradient, SeamGradient):
+        gradient = gradient.around(mx, my)
+    gx, gy = gradient
     along = np.abs(cv2.remap(gx, mx, my, cv2.INTER_LINEAR) * u[0] + cv2.remap(gy, mx, my, cv2.INTER_LINEAR) * u[1])
     # a seam crosses the whole strip: the weakest of the three strip thirds counts
     thirds = np.stack([along[:, :3].mean(axis=1), along[:, 3:6].mean(axis=1), along[:, 6:].mean(axis=1)])
     return float(ts[int(np.argmax(thirds.min(axis=0)))])
+
+
+class SeamGradient:
+    """The gradient of the (3x3-blurred) lightness, made only in the windows seams are sampled in.
+
+    Seams are looked for in a few strips of a frame, each a few hundred
+    samples; blurring and differentiating the whole picture for them cost
+    more than all the peeling.  Each window is made with a margin of two
+    pixels (what the blur and the 3x3 Sobel reach) and written into
+    picture-sized arrays, so the values and the sample coordinates are
+    exactly those of the whole-picture gradient.
+    """
+
+    HALO = 2
+
+    def __init__(self, lightness: np.ndarray):
+        self.L = lightness
+        h, w = lightness.shape
+        self.gx = np.zeros((h, w), np.float32)   # (untouched pages cost nothing)
+        self.gy = np.zeros((h, w), np.float32)
+
+    def around(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gx, gy), correct at least wherever bilinear sampling at (xs, ys) reads."""
+        h, w = self.L.shape
+        x0, x1 = max(0, int(np.floor(xs.min())) - 1), min(w, int(np.ceil(xs.max())) + 2)
+        y0, y1 = max(0, int(np.floor(ys.min())) - 1), min(h, int(np.ceil(ys.max())) + 2)
+        if x0 < x1 and y0 < y1:
+            e = self.HALO
+            wx0, wy0, wx1, wy1 = max(0, x0 - e), max(0, y0 - e), min(w, x1 + e), min(h, y1 + e)
+            blurred = cv2.GaussianBlur(self.L[wy0:wy1, wx0:wx1], (3, 3), 0)
+            dx, dy = cv2.spatialGradient(blurred)
+            inner = (slice(y0 - wy0, y1 - wy0), slice(x0 - wx0, x1 - wx0))
+            self.gx[y0:y1, x0:x1] = dx[inner]
+            self.gy[y0:y1, x0:x1] = dy[inner]
+        return self.gx, self.gy

@@ -83,3 +83,26 @@ def test_a_well_fitting_card_replaces_the_parts_found_inside_it():
     # a poor fit does not: its parts stay
     kept = suppress(parts + [(card[0], 0.6)])
     assert {id(q) for q, _ in kept} == {id(q) for q, _ in parts}
+
+
+def test_a_row_is_explained_only_when_every_card_in_it_was_found():
+    from companion.vision.find import _explained
+    row = np.round(_rect(10, 20, 180, 90)).astype(np.int32).reshape(-1, 1, 2)  # three 60x90 cards end to end
+    box = (10, 20, 181, 91)
+    cards = [_rect(10 + 60 * k, 20, 60, 90) for k in range(3)]
+    assert _explained(row, box, cards, 0.5 * 60 * 90)
+    assert not _explained(row, box, cards[:2], 0.5 * 60 * 90)   # the third card is still to be cut out
+    assert not _explained(row, box, [], 0.5 * 60 * 90)
+
+
+def test_refining_moves_each_side_onto_the_edge_at_full_resolution():
+    import cv2
+    from companion.vision.find import refine_corners
+    gray = np.full((300, 400), 60, np.uint8)
+    truth = np.array([[100, 80], [260, 90], [250, 220], [95, 205]], np.float64)
+    cv2.fillConvexPoly(gray, np.round(truth).astype(np.int32), 200)
+    rough = CardOutline(truth + [[2.5, -2], [-1.5, 2.5], [2, -2.5], [-2, 2]])
+    refined = refine_corners(gray, rough).corners
+    assert np.abs(refined - truth).max() < 1.5 < np.abs(rough.corners - truth).max()
+    near_border = CardOutline(truth - [94, 0])   # a side too near the border keeps its place
+    assert np.all(np.isfinite(refine_corners(gray, near_border).corners))

@@ -132,3 +132,16 @@ def test_one_weak_piece_surprises_less_than_several_middling_ones():
     one_weak = _evidence({"claimed_end": 0.51})
     middling = _evidence({"face_probability": 0.76, "atypicality": 2.2, "claimed_end": 0.6})
     assert face_surprise(one_weak, ["middle"], ref)[0] < face_surprise(middling, ["middle"], ref)[0]
+
+
+def test_measuring_cards_in_one_batch_gives_each_card_s_own_numbers():
+    from companion.vision.outline import CardOutline
+    from companion.vision.recognise import measure, measure_all
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (120, 200, 3), dtype=np.uint8)
+    image[20:100, 30:80] = (40, 200, 230)            # a cream card beside a noisy table
+    outlines = [CardOutline(np.array([[30, 20], [80, 20], [80, 100], [30, 100]], float)),
+                CardOutline(np.array([[110, 15], [180, 25], [170, 105], [100, 95]], float))]
+    for one, batch in zip([measure(image, o) for o in outlines], measure_all(image, outlines)):
+        for field in ("lab", "raw", "paper_lab"):
+            assert np.array_equal(getattr(one, field), getattr(batch, field))
