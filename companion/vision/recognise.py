@@ -115,31 +115,11 @@ def face_surprise(evidence: dict[str, np.ndarray], groups: list[str], reference:
         for name, sign in EVIDENCE_SIGNS.items():
             if name not in ref:   # models written without a tune set know no conviction of true faces
                 continue
-            total -= np.log(tail_share(np.asarray(ref[name]), sign * np.asarray(evidence[name], np.float64)[rows]))
+            r = np.asarray(ref[name])
+            worse = len(r) - np.searchsorted(r, sign * np.asarray(evidence[name], np.float64)[rows], side="left")
+            total -= np.log((worse + 1) / (len(r) + 1))
         out[rows] = total
     return out
-
-
-TAIL_START = 0.9   # beyond this quantile of the reference, its tail is modelled, not counted
-
-
-def tail_share(reference: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The share of the (sorted) reference at or above each x, its upper tail extrapolated.
-
-    Counted, the share bottoms out at 1/(n+1) past the last reference face: a kind
-    probability of 0.28 would surprise no more than one of 0.6.  Past the TAIL_START
-    quantile the excesses are taken as exponential (peaks over a threshold, with their
-    mean as scale), so that far beyond every true face counts for more than just beyond.
-    """
-    n = len(reference)
-    counted = (n - np.searchsorted(reference, x, side="left") + 1) / (n + 1)
-    k = min(int(TAIL_START * n), n - 1)
-    start = reference[k]
-    scale = float(np.mean(reference[k:] - start))
-    if scale <= 0:
-        return counted
-    modelled = (n - k) / (n + 1) * np.exp(-(x - start) / scale)
-    return np.where(x > start, modelled, counted)
 
 
 def end_group(kind: str) -> str:

@@ -1,6 +1,5 @@
 """Recognition on renders: kinds, end colours and where the ends are; foreign cards are unknown."""
 import cv2
-import pytest
 import numpy as np
 
 from companion.vision.outline import match_quads
@@ -133,18 +132,6 @@ def test_one_weak_piece_surprises_less_than_several_middling_ones():
     one_weak = _evidence({"claimed_end": 0.51})
     middling = _evidence({"face_probability": 0.76, "atypicality": 2.2, "claimed_end": 0.6})
     assert face_surprise(one_weak, ["middle"], ref)[0] < face_surprise(middling, ["middle"], ref)[0]
-
-
-def test_far_beyond_every_true_face_surprises_more_than_just_beyond():
-    """Past the last reference face a count can say no more than 1/(n+1); the modelled
-    tail keeps falling, and within the reference it is the count itself."""
-    from companion.vision.recognise import tail_share
-    ref = np.sort(np.random.default_rng(2).exponential(1.0, 500))
-    just, far, inside = ref[-1] + 0.1, ref[-1] + 5.0, np.quantile(ref, 0.5)
-    shares = tail_share(ref, np.array([inside, just, far]))
-    assert shares[0] == pytest.approx(0.5, abs=0.01)
-    assert shares[2] < shares[1] / 50 and shares[1] < 1.0 / 500
-    assert np.all(np.diff(tail_share(ref, np.linspace(0, ref[-1] + 3, 200))) <= 0)   # never rises
 
 
 def test_measuring_cards_in_one_batch_gives_each_card_s_own_numbers():
