@@ -17,7 +17,7 @@ import numpy as np
 from .maps import candidate_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile
-from .quads import apparent_aspect, intersect_lines, edge_contrast, fit_quad, quad_shape_score, signed_inside
+from .quads import apparent_aspect, intersect_lines, edge_contrast, fit_quad, quad_shape_score, signed_inside, squared
 from .split import SPLIT_BUDGET, SeamGradient, peel_strip, split_blob, split_evenly
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
@@ -25,6 +25,7 @@ MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not loo
 MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
+BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon only when it fits this well
 
 
 def work_scale(shape: tuple[int, ...]) -> float:
@@ -94,7 +95,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             seen.add(key)
             hull = cv2.convexHull(c)
             hull_area = cv2.contourArea(hull)
-            (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+            rect = cv2.minAreaRect(c)
+            (_, _), (rw, rh), _ = rect
             blob = (c, closed, contrast_in, area, area / max(1.0, rw * rh))
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
@@ -102,6 +104,13 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 continue
             quad = fit_quad(c, hull=hull)
             score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
+            if score == 0:
+                # a bump on the outline (table texture caught on the rim) can take a corner of the
+                # hull's polygon: the region's least rectangle, its sides refitted, is the other guess
+                boxed = squared(c, cv2.boxPoints(rect).astype(np.float64))
+                boxed_score = quad_shape_score(boxed, c, area, aspect_lo, aspect_hi, hull_area)
+                if boxed_score >= BOXED_SCORE:
+                    quad, score = boxed, boxed_score
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if (from_edges and score >= 0.85) or edge_contrast(contrast_in, quad) >= 0.7:
                     singles.append((quad, score, c))

@@ -160,3 +160,25 @@ def test_cards_on_a_pale_table_of_their_colour_stand_out_by_their_rims():
         cv2.fillConvexPoly(card, np.round(c).astype(np.int32), 1)
         covered = (regions > 0)[card > 0].mean()
         assert covered > 0.9, covered
+
+
+def test_a_bump_on_a_card_s_outline_seldom_costs_the_card():
+    """A blob stuck to a side (a strand of table texture caught on the rim) can take a
+    corner of the hull's four-cornered polygon, which then fits nothing; the region's
+    least rectangle, its sides refitted, is the card.  Twelve placements of one bump, 8
+    px across and 2 px out: found in 8 with the polygon alone, 11 with the rectangle
+    (a bump beside a corner still spoils the outline)."""
+    found_in = 0
+    for side in range(4):
+        for at in (0.5, 0.7, 0.85):
+            img = np.full((480, 640, 3), (60, 70, 50), np.uint8)
+            card = _card_corners((320, 240), (110, 170), 25)
+            cv2.fillConvexPoly(img, np.round(card).astype(np.int32), CREAM, cv2.LINE_AA)
+            along = card[(side + 1) % 4] - card[side]
+            out = np.array([along[1], -along[0]]) / np.linalg.norm(along)
+            where = card[side] + at * along
+            if out @ (where - card.mean(axis=0)) < 0:
+                out = -out
+            cv2.circle(img, tuple(int(v) for v in np.round(where + 2 * out)), 6, CREAM, -1, cv2.LINE_AA)
+            found_in += _found(find_cards(_noisy(img, 1)), card) > 0.9
+    assert found_in >= 11, found_in
