@@ -495,3 +495,21 @@ def test_a_card_laid_beside_a_snake_taken_in_the_same_turn_is_judged_in_its_turn
     assert sorted(moves[:2], key=str) == [("collect", None, False, "collected_incomplete"),
                                           ("extend", "M-yellow-green", True, None)]
     assert tracker.stats["deferred"] == 0
+
+
+def test_a_card_missed_at_one_end_is_not_the_new_card_laid_at_the_other():
+    # the last card of the chain is missed in every reading of the table where a card is laid
+    # at the chain's other end: the new card is new, not the missed one read differently
+    right = {0: (58.0, 0.0)}
+    tables = [analysis([["M-green-yellow"]], right),
+              analysis([["M-green-yellow", "M-yellow-red"]], right),
+              analysis([["M-blue-green", "M-green-yellow", "M-yellow-red"]]),
+              analysis([["M-blue-green", "M-green-yellow", "M-yellow-red"]])]
+    analyzer = FakeAnalyzer(fault=_miss_in({7, 8, 9}, ["yellow", "red"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    want = judge_record({"players": PLAYERS, "frames": [
+        {"table": t} for t in ([["M-green-yellow"]], [["M-green-yellow", "M-yellow-red"]],
+                               [["M-blue-green", "M-green-yellow", "M-yellow-red"]])]})
+    assert summary(tracker.moves) == summary(want["moves"])
