@@ -43,6 +43,7 @@ from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
+from .pushes import chain_push, components
 from .reading import AnalyzeFn, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
@@ -271,7 +272,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # reader missed it (`_laid_unseen`); otherwise it was never laid.
             last_seen = self._unmoved(window, self._pictures[-1][1]) if self._pictures else None
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-            late_found = self._laid_unseen(stale, window)
+            late_found = {**self._laid_unseen(stale, window),
+                          **self._laid_before_push(added - stale, present, edges, window)}
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
             self.stats["unseen"] += len(unseen)
@@ -281,6 +283,13 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             present = (present - ghosts) | unseen
             edges = {e for e in edges if not e & ghosts}
             self._restore_links(unseen, present, edges)
+            # Nor can two settled cards that both stayed where they were have let go of each
+            # other or come to touch: between them the settled links stand, whatever the
+            # reader made of them (a misread or missed card read there broke a snake into
+            # pieces, and the referee called every later move a rearrangement).
+            still = {t for t in present & before if unmoved(self._track(t).corners)}
+            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
+            edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
         # A card seen gone (and the pixels agree something happened there) only counts as
         # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
         # pass.  A complete snake is the exception: taking it is the game.
@@ -483,6 +492,28 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             for a, b in zip(chain, chain[1:]):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
+
+    def _laid_before_push(self, cards: set, present: set, edges: set, window: _Window
+                          ) -> dict[int, int]:
+        """Of new cards whose place changed since the last settled picture, those in a chain
+        pushed since then that the reader missed in that picture: where each lay before the
+        push, that picture differs from the one before it (it was laid then), while a card
+        laid now finds the table there as it was.  card -> index in `_pictures` (as
+        `_laid_unseen`)."""
+        if len(self._pictures) < 2 or not cards:
+            return {}
+        last = _Window(image=window.image, small=self._pictures[-1][1])
+        changed_then = self._unmoved(last, self._pictures[-2][1])
+        if changed_then is None:
+            return {}
+        now = {t: self.tracks[t].corners for t in present if t in self._settled_outlines}
+        group = components(present, edges)
+        out = {}
+        for t in cards:
+            push = chain_push(group[t], now, self._settled_outlines, self.tracks[t].size)
+            if push is not None and not changed_then(self.tracks[t].corners - push):
+                out[t] = len(self._pictures) - 1
+        return out
 
     def _unmoved(self, window: _Window, before: np.ndarray | None = None):
         """A test `corners -> bool`: did the pixels under that outline stay as they were when

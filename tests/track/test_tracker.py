@@ -513,3 +513,34 @@ def test_a_card_missed_at_one_end_is_not_the_new_card_laid_at_the_other():
         {"table": t} for t in ([["M-green-yellow"]], [["M-green-yellow", "M-yellow-red"]],
                                [["M-blue-green", "M-green-yellow", "M-yellow-red"]])]})
     assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_card_missed_when_laid_is_dated_right_though_its_chain_was_pushed_since():
+    # the card laid in the second table is missed there; by the third the chain was pushed
+    # aside (every pixel of it changed) while another card was laid: still one card a turn
+    pushed = {0: (16.0, 12.0)}
+    tables = [analysis([["M-blue-green"]]), analysis([["M-blue-green", "M-green-yellow"]]),
+              analysis([["M-blue-green", "M-green-yellow"], ["H-red"]], pushed)]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["green", "yellow"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    want = expected([[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
+                     [["M-blue-green", "M-green-yellow"], ["H-red"]]])
+    assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_link_misread_between_two_cards_that_stayed_put_does_not_split_their_snake():
+    # every reading of the fifth table sees the snake's head apart from the rest (as when a
+    # card between them is missed, or misread into another card): nothing moved there, so
+    # the snake is whole and the card laid at its other end is an ordinary extension
+    def split(data, call):
+        if call in (13, 14, 15):
+            snakes = []
+            for s in data["snakes"]:
+                snakes += [{"cards": s["cards"][:1]}, {"cards": s["cards"][1:]}] \
+                    if len(s["cards"]) == 5 else [s]
+            data["snakes"] = snakes
+        return data
+    tracker, p = run(GAME[:5], fault=split)
+    assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
