@@ -128,7 +128,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self.stats["unreadable"] += fresh
             return []
         small = self.gate.shrink(base)
-        moving = self.gate.differs(small, self._prev_small)
+        moving = self.gate.moving(small, self._prev_small)
         self._prev_small = small
         if moving:
             self.stats["moving"] += 1
