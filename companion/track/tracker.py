@@ -105,6 +105,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self._pictures: list[tuple[int, np.ndarray]] = []
         self._deferred = 0                          # settled readings in a row left unjudged
         self._waiting: set[int] = set()             # new cards of a change left unjudged
+        self._seen_at: dict[int, int] = {}          # ... and the frame of the picture they were first in
         self._looks: Counter = Counter()            # settled tables each card was found in
 
     # ----------------------------------------------------------------- public
@@ -272,7 +273,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # reader missed it (`_laid_unseen`); otherwise it was never laid.
             last_seen = self._unmoved(window, self._pictures[-1][1]) if self._pictures else None
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-            late_found = {**self._laid_unseen(stale, window),
+            late_found = {**self._seen_before(added, window), **self._laid_unseen(stale, window),
                           **self._laid_before_push(added - stale, present, edges, window)}
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
@@ -327,7 +328,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                  or any(self._beside(t, u) for u in unseen | (hidden - taking))}
         if problem is None and blind and not forced:
             if self._deferred < self.settings.max_deferred:
-                return self._defer(window, added)
+                return self._defer(window, added, late_found)
             problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
@@ -471,13 +472,15 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
 
-    def _defer(self, window: _Window, added: set) -> list[TrackEvent]:
+    def _defer(self, window: _Window, added: set, late_found: dict[int, int]) -> list[TrackEvent]:
         """Leave this change unjudged: its new cards (and their readings) wait for the next
         settled table, where they are found late and judged in order."""
         self._deferred += 1
         self.stats["deferred"] += 1
         self._waiting = set(added)
+        dated = {t: self._pictures[k][0] for t, k in late_found.items()}
         self._picture(window)
+        self._seen_at = {t: dated.get(t, window.frames[-1]) for t in added}
         return []
 
     def _picture(self, window: _Window) -> None:
@@ -492,6 +495,19 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             for a, b in zip(chain, chain[1:]):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
+
+    def _seen_before(self, added: set, window: _Window) -> dict[int, int]:
+        """New cards of a change left unjudged were laid by the picture that first showed
+        them, whatever happened at their place since (a card pushed to be joined no longer
+        lies where the pixels could say so).  card -> index in `_pictures`."""
+        seen_at, self._seen_at = self._seen_at, {}
+        frames = [f for f, _ in self._pictures]
+        out = {}
+        for t in added & set(seen_at):
+            k = next((k for k, f in enumerate(frames) if f >= seen_at[t]), None)
+            if k is not None:
+                out[t] = k
+        return out
 
     def _laid_before_push(self, cards: set, present: set, edges: set, window: _Window
                           ) -> dict[int, int]:

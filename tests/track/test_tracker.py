@@ -544,3 +544,21 @@ def test_a_link_misread_between_two_cards_that_stayed_put_does_not_split_their_s
         return data
     tracker, p = run(GAME[:5], fault=split)
     assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
+
+
+def test_a_card_left_waiting_and_then_pushed_into_a_join_is_judged_in_its_own_turn():
+    # H-red is laid just beside M-blue-green while the reader misses M-blue-green: the change
+    # waits.  Then M-green-red joins them, H-red pushed up to it: H-red was seen in the
+    # waiting picture, so it was laid then (its place changed since, which the pixels
+    # cannot date) and the join is one card, not two at once
+    near = {1: (0.0, -24.0)}
+    tables = [analysis([["M-blue-green"]]), analysis([["M-blue-green"], ["H-red"]], near),
+              analysis([["M-blue-green", "M-green-red", "H-red"]])]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["blue", "green"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    assert tracker.stats["deferred"] == 1
+    want = expected([[["M-blue-green"]], [["M-blue-green"], ["H-red"]],
+                     [["M-blue-green", "M-green-red", "H-red"]]])
+    assert summary(tracker.moves) == summary(want["moves"])
