@@ -516,7 +516,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         push, that picture differs from the one before it (it was laid then), while a card
         laid now finds the table there as it was.  card -> index in `_pictures` (as
         `_laid_unseen`)."""
-        if len(self._pictures) < 2 or not cards:
+        # (the push is measured from the last settled table: only when that is the last picture)
+        if len(self._pictures) < 2 or not cards or self._pictures[-1][0] != self._settled_frame:
             return {}
         last = _Window(image=window.image, small=self._pictures[-1][1])
         changed_then = self._unmoved(last, self._pictures[-2][1])

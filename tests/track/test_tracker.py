@@ -562,3 +562,21 @@ def test_a_card_left_waiting_and_then_pushed_into_a_join_is_judged_in_its_own_tu
     want = expected([[["M-blue-green"]], [["M-blue-green"], ["H-red"]],
                      [["M-blue-green", "M-green-red", "H-red"]]])
     assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_card_laid_after_a_waiting_change_that_pushed_its_chain_is_judged_on_its_own():
+    # M-red-blue is laid at the left of the snake, pushing it right, while the reader misses
+    # the card it touches: the change waits.  The push happened then, not since: the card
+    # laid at the other end next turn is not dated back to the waiting picture
+    tables = [analysis([["M-blue-green", "M-green-yellow"]]),
+              analysis([["M-red-blue", "M-blue-green", "M-green-yellow"]]),
+              analysis([["M-red-blue", "M-blue-green", "M-green-yellow", "M-yellow-orange"]])]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["blue", "green"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    assert tracker.stats["deferred"] == 1
+    want = expected([[["M-blue-green", "M-green-yellow"]],
+                     [["M-red-blue", "M-blue-green", "M-green-yellow"]],
+                     [["M-red-blue", "M-blue-green", "M-green-yellow", "M-yellow-orange"]]])
+    assert summary(tracker.moves) == summary(want["moves"])
