@@ -80,6 +80,18 @@ class ChangeGate:
         changed = (a > b_hi + t) | (a < b_lo - t) | (b > a_hi + t) | (b < a_lo - t)
         return changed.any(axis=2) if changed.ndim == 3 else changed
 
+    def moving(self, a: np.ndarray | None, b: np.ndarray | None) -> bool:
+        """Something moves between two consecutive shrunk frames.  Only changed pixels with a
+        changed neighbour count: a hand, a card in flight or blur change patches of pixels,
+        while sensor noise on a still table changes a few scattered ones, and just enough
+        of them in one frame in three made a settled table look like motion for its
+        whole still moment (it was never read)."""
+        if a is None or b is None or a.shape != b.shape:
+            return True
+        mask = self.changed_mask(a, b).astype(np.uint8)
+        neighbours = cv2.boxFilter(mask, -1, (3, 3), normalize=False) - mask
+        return int(np.count_nonzero(mask & (neighbours > 0))) >= self.settings.min_changed_pixels
+
     def differs(self, a: np.ndarray | None, b: np.ndarray | None) -> bool:
         if a is None or b is None:
             return True

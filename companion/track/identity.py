@@ -229,13 +229,16 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         if 2 * (sum(t in seen_of for t in chain) + len(found_pieces)) >= len(chain):
             for i, t in found_pieces.items():
                 track_of[i], seen_of[t] = t, i
-    _fill_gaps(chains, reading, track_of, seen_of)
+    _fill_gaps(chains, reading, by_track, centre_of_seen, track_of, seen_of)
     return track_of
 
 
-def _fill_gaps(chains: list[list[int]], reading: Reading, track_of: dict, seen_of: dict) -> None:
+def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre_of_seen: dict,
+               track_of: dict, seen_of: dict) -> None:
     """A card of an old chain still unmatched, next to a matched neighbour whose seen card
-    has exactly one unclaimed neighbour, is that card (read differently in a moved chain)."""
+    has exactly one unclaimed neighbour, is that card (read differently in a moved chain) --
+    if that neighbour lies on the same side of it as before: a card the reader missed at
+    one end of its neighbour is not the new card just laid at the neighbour's other end."""
     beside: dict[int, list[int]] = {}
     for chain in reading.chains:
         for a, b in zip(chain, chain[1:]):
@@ -252,7 +255,10 @@ def _fill_gaps(chains: list[list[int]], reading: Reading, track_of: dict, seen_o
                 for n in (chain[k - 1] if k else None, chain[k + 1] if k + 1 < len(chain) else None):
                     if n is None or n not in seen_of:
                         continue
-                    free = {i for i in beside.get(seen_of[n], []) if i not in track_of}
+                    was = by_track[t].centre - by_track[n].centre
+                    free = {i for i in beside.get(seen_of[n], []) if i not in track_of
+                            and np.linalg.norm(centre_of_seen[i] - centre_of_seen[seen_of[n]] - was)
+                            < ANY_CARD_REACH * by_track[t].size}
                     options = free if options is None else options & free
                 if options is not None and len(options) == 1:
                     i = options.pop()

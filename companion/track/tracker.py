@@ -43,6 +43,7 @@ from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
+from .pushes import chain_push, components
 from .reading import AnalyzeFn, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
@@ -104,6 +105,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self._pictures: list[tuple[int, np.ndarray]] = []
         self._deferred = 0                          # settled readings in a row left unjudged
         self._waiting: set[int] = set()             # new cards of a change left unjudged
+        self._seen_at: dict[int, int] = {}          # ... and the frame of the picture they were first in
         self._looks: Counter = Counter()            # settled tables each card was found in
 
     # ----------------------------------------------------------------- public
@@ -127,7 +129,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self.stats["unreadable"] += fresh
             return []
         small = self.gate.shrink(base)
-        moving = self.gate.differs(small, self._prev_small)
+        moving = self.gate.moving(small, self._prev_small)
         self._prev_small = small
         if moving:
             self.stats["moving"] += 1
@@ -271,7 +273,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # reader missed it (`_laid_unseen`); otherwise it was never laid.
             last_seen = self._unmoved(window, self._pictures[-1][1]) if self._pictures else None
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-            late_found = self._laid_unseen(stale, window)
+            late_found = {**self._seen_before(added, window), **self._laid_unseen(stale, window),
+                          **self._laid_before_push(added - stale, present, edges, window)}
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
             self.stats["unseen"] += len(unseen)
@@ -281,6 +284,13 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             present = (present - ghosts) | unseen
             edges = {e for e in edges if not e & ghosts}
             self._restore_links(unseen, present, edges)
+            # Nor can two settled cards that both stayed where they were have let go of each
+            # other or come to touch: between them the settled links stand, whatever the
+            # reader made of them (a misread or missed card read there broke a snake into
+            # pieces, and the referee called every later move a rearrangement).
+            still = {t for t in present & before if unmoved(self._track(t).corners)}
+            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
+            edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
         # A card seen gone (and the pixels agree something happened there) only counts as
         # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
         # pass.  A complete snake is the exception: taking it is the game.
@@ -318,7 +328,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                  or any(self._beside(t, u) for u in unseen | (hidden - taking))}
         if problem is None and blind and not forced:
             if self._deferred < self.settings.max_deferred:
-                return self._defer(window, added)
+                return self._defer(window, added, late_found)
             problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
@@ -462,13 +472,15 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
 
-    def _defer(self, window: _Window, added: set) -> list[TrackEvent]:
+    def _defer(self, window: _Window, added: set, late_found: dict[int, int]) -> list[TrackEvent]:
         """Leave this change unjudged: its new cards (and their readings) wait for the next
         settled table, where they are found late and judged in order."""
         self._deferred += 1
         self.stats["deferred"] += 1
         self._waiting = set(added)
+        dated = {t: self._pictures[k][0] for t, k in late_found.items()}
         self._picture(window)
+        self._seen_at = {t: dated.get(t, window.frames[-1]) for t in added}
         return []
 
     def _picture(self, window: _Window) -> None:
@@ -483,6 +495,42 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             for a, b in zip(chain, chain[1:]):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
+
+    def _seen_before(self, added: set, window: _Window) -> dict[int, int]:
+        """New cards of a change left unjudged were laid by the picture that first showed
+        them, whatever happened at their place since (a card pushed to be joined no longer
+        lies where the pixels could say so).  card -> index in `_pictures`."""
+        seen_at, self._seen_at = self._seen_at, {}
+        frames = [f for f, _ in self._pictures]
+        out = {}
+        for t in added & set(seen_at):
+            k = next((k for k, f in enumerate(frames) if f >= seen_at[t]), None)
+            if k is not None:
+                out[t] = k
+        return out
+
+    def _laid_before_push(self, cards: set, present: set, edges: set, window: _Window
+                          ) -> dict[int, int]:
+        """Of new cards whose place changed since the last settled picture, those in a chain
+        pushed since then that the reader missed in that picture: where each lay before the
+        push, that picture differs from the one before it (it was laid then), while a card
+        laid now finds the table there as it was.  card -> index in `_pictures` (as
+        `_laid_unseen`)."""
+        # (the push is measured from the last settled table: only when that is the last picture)
+        if len(self._pictures) < 2 or not cards or self._pictures[-1][0] != self._settled_frame:
+            return {}
+        last = _Window(image=window.image, small=self._pictures[-1][1])
+        changed_then = self._unmoved(last, self._pictures[-2][1])
+        if changed_then is None:
+            return {}
+        now = {t: self.tracks[t].corners for t in present if t in self._settled_outlines}
+        group = components(present, edges)
+        out = {}
+        for t in cards:
+            push = chain_push(group[t], now, self._settled_outlines, self.tracks[t].size)
+            if push is not None and not changed_then(self.tracks[t].corners - push):
+                out[t] = len(self._pictures) - 1
+        return out
 
     def _unmoved(self, window: _Window, before: np.ndarray | None = None):
         """A test `corners -> bool`: did the pixels under that outline stay as they were when

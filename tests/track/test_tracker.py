@@ -495,3 +495,88 @@ def test_a_card_laid_beside_a_snake_taken_in_the_same_turn_is_judged_in_its_turn
     assert sorted(moves[:2], key=str) == [("collect", None, False, "collected_incomplete"),
                                           ("extend", "M-yellow-green", True, None)]
     assert tracker.stats["deferred"] == 0
+
+
+def test_a_card_missed_at_one_end_is_not_the_new_card_laid_at_the_other():
+    # the last card of the chain is missed in every reading of the table where a card is laid
+    # at the chain's other end: the new card is new, not the missed one read differently
+    right = {0: (58.0, 0.0)}
+    tables = [analysis([["M-green-yellow"]], right),
+              analysis([["M-green-yellow", "M-yellow-red"]], right),
+              analysis([["M-blue-green", "M-green-yellow", "M-yellow-red"]]),
+              analysis([["M-blue-green", "M-green-yellow", "M-yellow-red"]])]
+    analyzer = FakeAnalyzer(fault=_miss_in({7, 8, 9}, ["yellow", "red"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    want = judge_record({"players": PLAYERS, "frames": [
+        {"table": t} for t in ([["M-green-yellow"]], [["M-green-yellow", "M-yellow-red"]],
+                               [["M-blue-green", "M-green-yellow", "M-yellow-red"]])]})
+    assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_card_missed_when_laid_is_dated_right_though_its_chain_was_pushed_since():
+    # the card laid in the second table is missed there; by the third the chain was pushed
+    # aside (every pixel of it changed) while another card was laid: still one card a turn
+    pushed = {0: (16.0, 12.0)}
+    tables = [analysis([["M-blue-green"]]), analysis([["M-blue-green", "M-green-yellow"]]),
+              analysis([["M-blue-green", "M-green-yellow"], ["H-red"]], pushed)]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["green", "yellow"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    want = expected([[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
+                     [["M-blue-green", "M-green-yellow"], ["H-red"]]])
+    assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_link_misread_between_two_cards_that_stayed_put_does_not_split_their_snake():
+    # every reading of the fifth table sees the snake's head apart from the rest (as when a
+    # card between them is missed, or misread into another card): nothing moved there, so
+    # the snake is whole and the card laid at its other end is an ordinary extension
+    def split(data, call):
+        if call in (13, 14, 15):
+            snakes = []
+            for s in data["snakes"]:
+                snakes += [{"cards": s["cards"][:1]}, {"cards": s["cards"][1:]}] \
+                    if len(s["cards"]) == 5 else [s]
+            data["snakes"] = snakes
+        return data
+    tracker, p = run(GAME[:5], fault=split)
+    assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
+
+
+def test_a_card_left_waiting_and_then_pushed_into_a_join_is_judged_in_its_own_turn():
+    # H-red is laid just beside M-blue-green while the reader misses M-blue-green: the change
+    # waits.  Then M-green-red joins them, H-red pushed up to it: H-red was seen in the
+    # waiting picture, so it was laid then (its place changed since, which the pixels
+    # cannot date) and the join is one card, not two at once
+    near = {1: (0.0, -24.0)}
+    tables = [analysis([["M-blue-green"]]), analysis([["M-blue-green"], ["H-red"]], near),
+              analysis([["M-blue-green", "M-green-red", "H-red"]])]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["blue", "green"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    assert tracker.stats["deferred"] == 1
+    want = expected([[["M-blue-green"]], [["M-blue-green"], ["H-red"]],
+                     [["M-blue-green", "M-green-red", "H-red"]]])
+    assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_card_laid_after_a_waiting_change_that_pushed_its_chain_is_judged_on_its_own():
+    # M-red-blue is laid at the left of the snake, pushing it right, while the reader misses
+    # the card it touches: the change waits.  The push happened then, not since: the card
+    # laid at the other end next turn is not dated back to the waiting picture
+    tables = [analysis([["M-blue-green", "M-green-yellow"]]),
+              analysis([["M-red-blue", "M-blue-green", "M-green-yellow"]]),
+              analysis([["M-red-blue", "M-blue-green", "M-green-yellow", "M-yellow-orange"]])]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["blue", "green"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    assert tracker.stats["deferred"] == 1
+    want = expected([[["M-blue-green", "M-green-yellow"]],
+                     [["M-red-blue", "M-blue-green", "M-green-yellow"]],
+                     [["M-red-blue", "M-blue-green", "M-green-yellow", "M-yellow-orange"]]])
+    assert summary(tracker.moves) == summary(want["moves"])

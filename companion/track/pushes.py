@@ -1,0 +1,40 @@
+"""How far a chain was pushed since the table last settled.
+
+Players shove snakes aside to make room.  The pixel tests that date a card
+the reader missed ("a card found where nothing changed was laid earlier")
+compare a picture with an older one at the card's place; after a push every
+card of the chain differs there, though nothing happened to it but the push.
+Knowing the push, the question can be asked where the card lay before it.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+MIN_PUSH = 0.15   # card sizes: a smaller push is within the pixel test's own tolerance
+
+
+def chain_push(cards: Iterable[int], now: dict, then: dict, size: float) -> np.ndarray | None:
+    """The push most of these cards agree on (the median of their moves: one card matched
+    wrongly cannot drag it); None when none of them has both outlines or they barely moved.
+
+    `now` and `then` map a card to its corners now and at the last settle."""
+    moves = [np.mean(np.asarray(now[t], float), axis=0) - np.mean(np.asarray(then[t], float), axis=0)
+             for t in cards if t in now and t in then]
+    if not moves:
+        return None
+    push = np.median(np.array(moves), axis=0)
+    return push if np.linalg.norm(push) >= MIN_PUSH * size else None
+
+
+def components(nodes: set, edges: set) -> dict[int, set]:
+    """Each node -> the set of nodes linked to it (its chain, whatever its shape)."""
+    group = {t: {t} for t in nodes}
+    for edge in edges:
+        a, b = tuple(edge)
+        if a in group and b in group and group[a] is not group[b]:
+            merged = group[a] | group[b]
+            for t in merged:
+                group[t] = merged
+    return group
