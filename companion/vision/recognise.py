@@ -29,8 +29,10 @@ ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 FACE_KINDS = ("middle",) + ONE_END
 # The evidence a face guess shows, each signed so that larger is less like a Hisss face:
 # the kind model's conviction, its weakest claimed connecting edge, its surest stray
-# one, and how unlike the training faces of its kind it is.
-EVIDENCE_SIGNS = {"face_probability": -1.0, "claimed_end": -1.0, "stray_end": 1.0, "atypicality": 1.0}
+# one, how unlike the training faces of its kind it is, and how surely its weakest
+# connecting end shows one of the deck's inks (a rainbow end has none: not judged).
+EVIDENCE_SIGNS = {"face_probability": -1.0, "claimed_end": -1.0, "stray_end": 1.0, "atypicality": 1.0,
+                  "end_colour": -1.0}
 
 
 def face_atypicality(feats: np.ndarray, kinds: list[str], typical: dict) -> np.ndarray:
@@ -116,8 +118,10 @@ def face_surprise(evidence: dict[str, np.ndarray], groups: list[str], reference:
             if name not in ref:   # models written without a tune set know no conviction of true faces
                 continue
             r = np.asarray(ref[name])
-            worse = len(r) - np.searchsorted(r, sign * np.asarray(evidence[name], np.float64)[rows], side="left")
-            total -= np.log((worse + 1) / (len(r) + 1))
+            x = sign * np.asarray(evidence[name], np.float64)[rows]
+            worse = len(r) - np.searchsorted(r, x, side="left")
+            # evidence a card cannot show (a rainbow end's ink) tells nothing either way
+            total -= np.where(np.isnan(x), 0.0, np.log((worse + 1) / (len(r) + 1)))
         out[rows] = total
     return out
 
@@ -220,22 +224,34 @@ class Recogniser:
         return cls(joblib.load(path))
 
     def face_evidence(self, p_kind: np.ndarray, feats: np.ndarray, p_edge: np.ndarray, turns: list[int],
-                      kinds: list[str]) -> dict[str, np.ndarray]:
+                      kinds: list[str], edge_rows: np.ndarray) -> dict[str, np.ndarray]:
         """Each card's evidence for being the face it is named (`EVIDENCE_SIGNS`; NaN off faces)."""
         claimed, stray = end_evidence(p_edge, kinds, turns)
         atypical = (face_atypicality(feats, kinds, self.typical) if self.typical is not None
                     else np.zeros(len(kinds)))
         return {"face_probability": p_kind.max(axis=1), "claimed_end": claimed, "stray_end": stray,
-                "atypicality": atypical}
+                "atypicality": atypical, "end_colour": self.ink_conviction(edge_rows, kinds, turns)}
+
+    def ink_conviction(self, edge_rows: np.ndarray, kinds: list[str], turns: list[int]) -> np.ndarray:
+        """The colour model's probability of its best colour at each face guess's weakest
+        coloured end (NaN for cards without one: rainbow ends, non-faces)."""
+        ends = [(i, e) for i, (kind, k) in enumerate(zip(kinds, turns)) if kind in ("head", "tail", "middle")
+                for e in ((k, (k + 2) % 4) if kind == "middle" else (k,))]
+        out = np.full(len(kinds), np.nan)
+        if ends:
+            best = self.colour.predict_proba(np.array([edge_rows[i, e] for i, e in ends])).max(axis=1)
+            for (i, _), p in zip(ends, best):
+                out[i] = p if np.isnan(out[i]) else min(out[i], p)
+        return out
 
     def believed_kinds(self, p_kind: np.ndarray, feats: np.ndarray, p_edge: np.ndarray,
-                       turns: list[int]) -> list[str]:
+                       turns: list[int], edge_rows: np.ndarray) -> list[str]:
         """The kind model's guesses after the checks: a face guess whose evidence, taken
         together, is unlike a true face's (`face_surprise`) is a card we do not know; an
         unsure `unknown` is none."""
         named = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
         groups = [end_group(k) for k in named]
-        surprise = (face_surprise(self.face_evidence(p_kind, feats, p_edge, turns, named), groups,
+        surprise = (face_surprise(self.face_evidence(p_kind, feats, p_edge, turns, named, edge_rows), groups,
                                   self.face_reference)
                     if self.face_reference is not None else np.zeros(len(named)))
         kinds = list(named)
@@ -263,7 +279,7 @@ class Recogniser:
             return []
         edge_rows, p_edge, turns, feats = evidence or self.evidence(image, outlines)
         p_kind = self.kind.predict_proba(feats)
-        kinds = self.believed_kinds(p_kind, feats, p_edge, turns)
+        kinds = self.believed_kinds(p_kind, feats, p_edge, turns, edge_rows)
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
 
         # colours for every connecting end of the face cards, in one batch

@@ -342,7 +342,7 @@ def test_the_deck_s_own_faces_are_typical_after_calibration(calibrated):
     shift = cal.profile["kind_adaptation"]["typicality_shift"]
     rec = Recogniser.load()
     outlines = [lk.outline for lk in result.looks]
-    _, p_edge, turns, feats = rec.evidence(white_balanced(scene.image, outlines), outlines)
+    edge_rows, p_edge, turns, feats = rec.evidence(white_balanced(scene.image, outlines), outlines)
     faces = [(c.look, c.card.kind.value) for c in result.reading.cards]
     rows = [i for i, _ in faces]
     kinds = [k for _, k in faces]
@@ -354,6 +354,6 @@ def test_the_deck_s_own_faces_are_typical_after_calibration(calibrated):
                         "typical": shifted_typical(rec.typical, shift), "face_reference": rec.face_reference})
     def believed(r):
         named = r.believed_kinds(r.kind.predict_proba(feats[rows]), feats[rows], p_edge[rows],
-                                 [turns[i] for i in rows])
+                                 [turns[i] for i in rows], edge_rows[rows])
         return sum(k != "unknown" for k in named)
     assert believed(moved) >= believed(rec)

@@ -1,5 +1,6 @@
 """Recognition on renders: kinds, end colours and where the ends are; foreign cards are unknown."""
 import cv2
+import pytest
 import numpy as np
 
 from companion.vision.outline import match_quads
@@ -99,7 +100,7 @@ def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer):
 
 def _evidence(*changes):
     """Evidence of face guesses: a sure, typical face with each row's changes."""
-    base = {"face_probability": 0.95, "claimed_end": 0.9, "stray_end": 0.01, "atypicality": 1.0}
+    base = {"face_probability": 0.95, "claimed_end": 0.9, "stray_end": 0.01, "atypicality": 1.0, "end_colour": 0.95}
     rows = [{**base, **c} for c in changes or [{}]]
     return {k: np.array([r[k] for r in rows]) for k in base}
 
@@ -108,7 +109,8 @@ def _reference(rng):
     """A group's true faces: sure, with their edges, few strays, typical -- each piece spread."""
     from companion.vision.recognise import EVIDENCE_SIGNS
     true = {"face_probability": rng.uniform(0.7, 1.0, 400), "claimed_end": rng.uniform(0.5, 1.0, 400),
-            "stray_end": rng.uniform(0.0, 0.1, 400), "atypicality": rng.uniform(0.5, 2.5, 400)}
+            "stray_end": rng.uniform(0.0, 0.1, 400), "atypicality": rng.uniform(0.5, 2.5, 400),
+            "end_colour": rng.uniform(0.6, 1.0, 400)}
     return {"middle": {k: np.sort(EVIDENCE_SIGNS[k] * v) for k, v in true.items()}}
 
 
@@ -116,12 +118,23 @@ def test_surprise_grows_with_every_piece_of_weaker_evidence():
     from companion.vision.recognise import face_surprise
     ref = _reference(np.random.default_rng(0))
     typical = _evidence()
-    worse = _evidence({"face_probability": 0.72}, {"claimed_end": 0.52}, {"stray_end": 0.09}, {"atypicality": 2.4})
+    worse = _evidence({"face_probability": 0.72}, {"claimed_end": 0.52}, {"stray_end": 0.09}, {"atypicality": 2.4},
+                      {"end_colour": 0.62})
     s0 = face_surprise(typical, ["middle"], ref)[0]
-    s = face_surprise(worse, ["middle"] * 4, ref)
+    s = face_surprise(worse, ["middle"] * 5, ref)
     assert (s > s0).all(), (s0, s)
     # a group without reference faces is not judged
     assert np.isnan(face_surprise(typical, ["head_or_tail"], ref)[0])
+
+
+def test_a_card_without_ink_at_its_ends_is_not_judged_by_ink():
+    """A rainbow end shows no ink of the deck: that piece tells nothing either way."""
+    from companion.vision.recognise import face_surprise
+    ref = _reference(np.random.default_rng(3))
+    without = {k: v for k, v in ref["middle"].items() if k != "end_colour"}
+    rainbow = _evidence({"end_colour": np.nan, "claimed_end": 0.7})
+    assert face_surprise(rainbow, ["middle"], ref)[0] == pytest.approx(
+        face_surprise(rainbow, ["middle"], {"middle": without})[0])
 
 
 def test_one_weak_piece_surprises_less_than_several_middling_ones():
