@@ -9,8 +9,9 @@ Three small scikit-learn models, loaded once (`Recogniser.load`):
 All predictions for one frame are made in one batch per model.  A face guess is
 believed only with positive evidence (`Recogniser.believed_kinds`): the kind model's
 conviction, its connecting edges where its kind needs them and none elsewhere
-(`end_evidence`), and features typical of its kind (`face_atypicality`), weighed
-together against the training faces (`face_surprise`); otherwise it is reported `unknown`.
+(`end_evidence`), features typical of its kind (`face_atypicality`) and one of the
+deck's inks at its ends, weighed together against true faces (`face_surprise`);
+otherwise it is reported `unknown`.
 """
 from __future__ import annotations
 
@@ -101,10 +102,10 @@ def face_surprise(evidence: dict[str, np.ndarray], groups: list[str], reference:
     a group without reference faces.
 
     One bar per piece of evidence, each letting 98% of true faces through, together turned
-    away one hard-tier face in eight: a face is rarely weak in one respect, but four
-    respects each cost their share.  Summed, one weak piece is outweighed by three strong
-    ones, while another game's card, which fails a little in several respects (the kind
-    model unsure and its look a little atypical), still adds up to surprise.
+    away one hard-tier face in eight: a face is seldom weak in any one respect, but every
+    respect costs its share.  Summed, one weak piece is outweighed by the strong others,
+    while another game's card, which fails a little in several respects (the kind model
+    unsure, its look a little atypical, no clear ink at its ends), still adds up to surprise.
     `reference[group][name]` is the sorted signed evidence of the reference faces.
     """
     out = np.full(len(groups), np.nan)

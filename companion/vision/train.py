@@ -256,9 +256,7 @@ def choose_thresholds(models: dict, tune: Samples, grid=np.round(np.arange(0.5, 
       is more surprising than this is reported `unknown`; the bar FACE_KEPT of the true faces
       named a face clear.  The kind and colour models' conviction joins the reference
       evidence here (`models["face_reference"]` gains it): on the training faces they are
-      overconfident.
-      Counting errors instead weighed the bar against the rendered foreign cards, and let
-      through real ones the renderer never drew;
+      overconfident;
     - min_unknown_probability: below it an `unknown` guess is dropped as not a card,
       the one with the fewest errors:
       errors are foreign cards so dropped and non-cards named `unknown`, both wrong alike
