@@ -104,8 +104,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         # when a card found late was laid is read from where its place changed among them
         self._pictures: list[tuple[int, np.ndarray]] = []
         self._deferred = 0                          # settled readings in a row left unjudged
-        self._waiting: set[int] = set()             # new cards of a change left unjudged
-        self._seen_at: dict[int, int] = {}          # ... and the frame of the picture they were first in
+        self._waiting: dict[int, int] = {}          # new cards of a change left unjudged -> the
+                                                    # frame of the picture that first showed them
         self._looks: Counter = Counter()            # settled tables each card was found in
 
     # ----------------------------------------------------------------- public
@@ -236,7 +236,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
         self._looks.update(present)
-        waited, self._waiting = self._waiting, set()   # kept one more settle, with their votes
+        waited, self._waiting = self._waiting, {}   # kept one more settle, with their votes
         # A link is judged only by the readings that saw both its cards: a card missed
         # in one reading says nothing about whether it touches its neighbour.
         seen_in = [set(pairs.values()) for pairs in pairings]
@@ -244,16 +244,17 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                  and k >= sum(e <= seen for seen in seen_in) / 2}
         self._reference = window.small
 
-        events = self._compare(present, edges, latest_links, window)
+        events = self._compare(present, edges, latest_links, window, waited)
         placed = {t for chain in self.chains for t in chain}
         for t in list(self.tracks):
-            if (t not in known or t in waited) and t not in placed | self._waiting \
+            if (t not in known or t in waited) and t not in placed | set(self._waiting) \
                     and t not in self.codes:
                 del self.tracks[t]        # a tentative card that did not last
                 self._looks.pop(t, None)
         return events
 
-    def _compare(self, present: set, edges: set, latest: set, window: _Window) -> list[TrackEvent]:
+    def _compare(self, present: set, edges: set, latest: set, window: _Window,
+                 waited: dict[int, int]) -> list[TrackEvent]:
         frame = window.frames[0]
         before = {t for chain in self.chains for t in chain}
         added = present - before
@@ -273,7 +274,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # reader missed it (`_laid_unseen`); otherwise it was never laid.
             last_seen = self._unmoved(window, self._pictures[-1][1]) if self._pictures else None
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-            late_found = {**self._seen_before(added, window), **self._laid_unseen(stale, window),
+            late_found = {**self._seen_before(added, waited), **self._laid_unseen(stale, window),
                           **self._laid_before_push(added - stale, present, edges, window)}
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
@@ -477,10 +478,9 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         settled table, where they are found late and judged in order."""
         self._deferred += 1
         self.stats["deferred"] += 1
-        self._waiting = set(added)
         dated = {t: self._pictures[k][0] for t, k in late_found.items()}
         self._picture(window)
-        self._seen_at = {t: dated.get(t, window.frames[-1]) for t in added}
+        self._waiting = {t: dated.get(t, window.frames[-1]) for t in added}
         return []
 
     def _picture(self, window: _Window) -> None:
@@ -496,15 +496,15 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
 
-    def _seen_before(self, added: set, window: _Window) -> dict[int, int]:
-        """New cards of a change left unjudged were laid by the picture that first showed
-        them, whatever happened at their place since (a card pushed to be joined no longer
-        lies where the pixels could say so).  card -> index in `_pictures`."""
-        seen_at, self._seen_at = self._seen_at, {}
+    def _seen_before(self, added: set, waited: dict[int, int]) -> dict[int, int]:
+        """New cards of a change left unjudged (`waited`: card -> frame first showing it) were
+        laid by the picture that first showed them, whatever happened at their place since
+        (a card pushed to be joined no longer lies where the pixels could say so).
+        card -> index in `_pictures`."""
         frames = [f for f, _ in self._pictures]
         out = {}
-        for t in added & set(seen_at):
-            k = next((k for k, f in enumerate(frames) if f >= seen_at[t]), None)
+        for t in added & set(waited):
+            k = next((k for k, f in enumerate(frames) if f >= waited[t]), None)
             if k is not None:
                 out[t] = k
         return out
