@@ -187,9 +187,9 @@ class ProfileAdapter:
 
     def _model_colours(self, recogniser, image, faces) -> list[np.ndarray]:
         """The trained colour model's probabilities, (4, colours) per card, in the profile's colour order."""
-        from companion.vision.recognise import edge_matrix, measure
+        from companion.vision.recognise import edge_matrix, measure_all
 
-        rows = edge_matrix([measure(image, r.outline) for r in faces], [r.outline.edge_lengths for r in faces])
+        rows = edge_matrix(measure_all(image, [r.outline for r in faces]), [r.outline.edge_lengths for r in faces])
         p = recogniser.colour.predict_proba(rows.reshape(-1, rows.shape[2])).reshape(len(faces), 4, -1)
         classes = [str(c) for c in recogniser.colours]
         cols = [classes.index(c) if c in classes else None for c in self.colours]

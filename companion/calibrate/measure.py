@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.features import PATCH, end_features, paper_colour, prepare, rotations, warp_card
+from companion.vision.features import PATCH, end_features, paper_colour, prepare_all, rotations, warp_card
 from companion.vision.outline import CardOutline
 
 C_L, C_A, C_B, C_CHROMA, C_MINUS_S, INK_FRAC = 0, 1, 2, 3, 10, 11
@@ -48,10 +48,8 @@ def measure_cards(image: np.ndarray, outlines: list[CardOutline]) -> list[CardLo
     if not outlines:
         return []
     patches = [warp_card(image, o.corners) for o in outlines]
-    prepared = [prepare(p) for p in patches]
-    labs = np.stack([q[0] for q in prepared])
-    raws = np.stack([q[1] for q in prepared])
-    papers = np.stack([q[2] for q in prepared]).astype(np.float32)
+    labs, raws, papers = prepare_all(np.stack(patches))
+    papers = papers.astype(np.float32)
     # (N, 4, F): each edge turned to the top in turn
     ends = np.stack([end_features(l, r, papers) for l, r in zip(rotations(labs, (1, 2)), rotations(raws, (1, 2)))],
                     axis=1).astype(np.float64)

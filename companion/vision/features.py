@@ -32,37 +32,17 @@ def warp_card(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _corners_of(arr: np.ndarray) -> np.ndarray:
-    a, b = _PA, _PB
-    return np.concatenate([arr[a:b, a:b].reshape(-1, arr.shape[-1]), arr[a:b, -b:-a].reshape(-1, arr.shape[-1]),
-                           arr[-b:-a, a:b].reshape(-1, arr.shape[-1]), arr[-b:-a, -b:-a].reshape(-1, arr.shape[-1])])
-
-
 def paper_colour(patch: np.ndarray) -> np.ndarray:
     """The card's paper (BGR float): the median of its four corner regions."""
-    return np.median(_corners_of(patch).astype(np.float32), axis=0)
-
-
-def balance_to_paper(patch: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
-    """Lab (float32: L 0..100, a/b about -128..127) of the patch after dividing out the paper's cast."""
-    paper = paper_colour(patch) if paper is None else paper
-    gains = float(np.mean(paper)) / np.maximum(paper, 1.0)
-    balanced = np.clip(patch.astype(np.float32) * (gains / 255.0), 0, 1)
-    return cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
-
-
-def prepare(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(balanced Lab, raw Lab, paper Lab) of one patch."""
-    lab = balance_to_paper(patch)
-    raw = cv2.cvtColor(patch.astype(np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
-    return lab, raw, np.median(_corners_of(lab), axis=0)
+    return np.median(_corners_of_each(patch[None]).astype(np.float32), axis=1)[0]
 
 
 def prepare_all(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`prepare` of a stack of patches (N, PATCH, PATCH, 3) at once: the same numbers.
+    """(balanced Lab, raw Lab, paper Lab) of a stack of patches (N, PATCH, PATCH, 3): each
+    patch divided by its paper's cast (the median of its four corner regions) before Lab.
 
-    A frame has a dozen cards or more and each per-patch call is mostly
-    overhead; the colour conversions run on the patches laid one above the other.
+    A frame has a dozen cards or more and a call per patch is mostly overhead: the
+    colour conversions run on the patches laid one above the other.
     """
     n = len(patches)
     paper = np.median(_corners_of_each(patches).astype(np.float32), axis=1)           # (N, 3)
@@ -75,7 +55,7 @@ def prepare_all(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _corners_of_each(arr: np.ndarray) -> np.ndarray:
-    """`_corners_of` of every patch of a stack: (N, pixels, channels)."""
+    """The four corner regions (where the paper shows) of every patch of a stack: (N, pixels, channels)."""
     a, b = _PA, _PB
     n, c = len(arr), arr.shape[-1]
     return np.concatenate([arr[:, a:b, a:b].reshape(n, -1, c), arr[:, a:b, -b:-a].reshape(n, -1, c),

@@ -102,13 +102,9 @@ def _intersect(p, u, q, v):
 
 
 def intersect_lines(l1, l2) -> np.ndarray | None:
-    (p, u), (q, v) = l1, l2
-    det = -u[0] * v[1] + v[0] * u[1]
-    if abs(det) < 1e-9:
-        return None
-    r = q - p
-    s = (-r[0] * v[1] + v[0] * r[1]) / det
-    return p + s * u
+    """Where two lines (point, direction) cross; None when they are parallel."""
+    p = _intersect(*l1, *l2)
+    return None if p is None else np.array(p, np.float64)
 
 
 def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import all_end_features, card_features, prepare, prepare_all, warp_card
+from .features import all_end_features, card_features, prepare_all, warp_card
 from .outline import CardOutline
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -156,12 +156,10 @@ class CardMeasure:
     paper_lab: np.ndarray
 
 
-def measure(image: np.ndarray, outline: CardOutline) -> CardMeasure:
-    return CardMeasure(*prepare(warp_card(image, outline.corners)))
-
-
 def measure_all(image: np.ndarray, outlines: list[CardOutline]) -> list[CardMeasure]:
-    """`measure` of every outline, the patches prepared in one batch (the same numbers)."""
+    """Each outline's card patch, as the features see it, the patches prepared in one batch."""
+    if not outlines:
+        return []
     labs, raws, papers = prepare_all(np.stack([warp_card(image, o.corners) for o in outlines]))
     return [CardMeasure(*m) for m in zip(labs, raws, papers)]
 

@@ -21,7 +21,7 @@ import numpy as np
 from .find import find_cards
 from .outline import CardOutline, match_quads, order_corners
 from .recognise import (EVIDENCE_SIGNS, FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, end_evidence,
-                        end_group, face_atypicality, face_surprise, kind_matrix, measure, orient)
+                        end_group, face_atypicality, face_surprise, kind_matrix, measure_all, orient)
 from .seeds import scene_seed
 
 TIER_MIX = ("easy", "medium", "hard", "hard", "medium")
@@ -101,8 +101,8 @@ class Samples:
                 q = q + rng.normal(0, 0.015 * short, q.shape)
                 outlines.append(CardOutline(order_corners(q)))
                 m[len(outlines) - 1] = j
+        self.measures.extend(measure_all(image, outlines))
         for i, o in enumerate(outlines):
-            self.measures.append(measure(image, o))
             self.lengths.append(o.edge_lengths)
             if i in m:
                 t = truth["cards"][m[i]]

@@ -149,12 +149,13 @@ def test_one_weak_piece_surprises_less_than_several_middling_ones():
 
 def test_measuring_cards_in_one_batch_gives_each_card_s_own_numbers():
     from companion.vision.outline import CardOutline
-    from companion.vision.recognise import measure, measure_all
+    from companion.vision.recognise import measure_all
     rng = np.random.default_rng(5)
     image = rng.integers(0, 256, (120, 200, 3), dtype=np.uint8)
     image[20:100, 30:80] = (40, 200, 230)            # a cream card beside a noisy table
     outlines = [CardOutline(np.array([[30, 20], [80, 20], [80, 100], [30, 100]], float)),
                 CardOutline(np.array([[110, 15], [180, 25], [170, 105], [100, 95]], float))]
-    for one, batch in zip([measure(image, o) for o in outlines], measure_all(image, outlines)):
+    assert measure_all(image, []) == []
+    for one, batch in zip([measure_all(image, [o])[0] for o in outlines], measure_all(image, outlines)):
         for field in ("lab", "raw", "paper_lab"):
             assert np.array_equal(getattr(one, field), getattr(batch, field))
