@@ -17,7 +17,9 @@ import numpy as np
 from .maps import candidate_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile
-from .quads import apparent_aspect, intersect_lines, edge_contrast, fit_quad, quad_shape_score, signed_inside, squared
+from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
+                    signed_inside, squared)
+from .sizes import CardSizes
 from .split import SPLIT_BUDGET, SeamGradient, peel_strip, split_blob, split_evenly
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
@@ -26,6 +28,7 @@ MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
 BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon only when it fits this well
+RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
 
 
 def work_scale(shape: tuple[int, ...]) -> float:
@@ -71,14 +74,16 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
-    masks = [(m, closed, lab) for m, closed in candidate_masks(lab)]
+    maps, edges = candidate_masks(lab)
     # the last of these maps is made of edges: its regions have a rim by construction,
-    # and cream paper on a cream cloth shows little colour contrast across it
-    edges_map = len(masks) - 1
+    # and cream paper on a cream cloth shows little colour contrast across it, so its
+    # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
+    # a closed map's
+    masks = [(m, closed, lab) for m, closed in maps[:-1]] + [(maps[-1][0], True, edges)]
     rarity, rare = rare_colour_masks(lab)
     masks += [(m, closed, rarity[..., None]) for m, closed in rare]
     for m_index, (mask, closed, contrast_in) in enumerate(masks):
-        from_edges = m_index == edges_map
+        from_edges = contrast_in is edges
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in contours:
             if len(c) < 4 * min_side * 0.8:
@@ -112,7 +117,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 if boxed_score >= BOXED_SCORE:
                     quad, score = boxed, boxed_score
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
-                if (from_edges and score >= 0.85) or edge_contrast(contrast_in, quad) >= 0.7:
+                if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad) >= 0.7:
                     singles.append((quad, score, c))
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))
@@ -121,19 +126,17 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             elif area > 1.6 * min_area:
                 blobs.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
-    short, long_ = typical_card_size(kept, min_side, aspect_lo)
-    aspect = long_ / short if short else None
-    # one card found alone may itself be two: its size bounds pieces only when others agree
-    bound = (short, long_) if len(kept) >= 2 else (0.0, 0.0)
+    sizes = CardSizes.from_cards([q for q, _ in kept])
+    aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
     blobs.sort(key=lambda b: -b[4])
-    if short:
+    if sizes:
         # with the cards' size known, a region too small to hold two is a piece of one card,
         # and rows of many cards go first: each cut there parts more cards
-        card = short * long_
-        blobs = [b for b in blobs if b[3] >= 1.2 * card]
-        blobs.sort(key=lambda b: -min(b[3] / card, 12.0))
+        cards_in = {id(b): b[3] / _card_area(sizes, b[0]) for b in blobs}
+        blobs = [b for b in blobs if cards_in[id(b)] >= 1.2]
+        blobs.sort(key=lambda b: -min(cards_in[id(b)], 12.0))
         # seams between touching cards of that size are looked for in the lightness
         gradient = SeamGradient(lab[..., 0])
     pieces = []
@@ -150,46 +153,60 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         near = [(q, s) for q, lo, hi, s in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
         if any(_contains_point(q, c) or _inside(c, q) for q, _ in near):
             continue  # the blob is that card, or a part of it (paper beside the body)
-        if short and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * short * long_):
+        if sizes and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * _card_area(sizes, c)):
             continue  # every card in it was found alone: cutting it would only find them again
+        # one card found alone may itself be two: its size bounds pieces only when others agree
+        bound = sizes.at((x + w / 2, y + h / 2)) if len(kept) >= 2 else (0.0, 0.0)
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
-        if short and closed:
-            peeled = peel_strip(c, gradient, short, long_)
+        if sizes and closed:
+            peeled = peel_strip(c, gradient, sizes)
             if len(peeled) > len(got):
                 got = peeled
-        pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q) >= 0.6)
+        if contrast_in is edges:
+            pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
+        else:
+            pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q) >= 0.6)
     if pieces:
         # a region that splits into cards is not one long card
         split_regions = [q for q, _ in pieces]
         kept = [(q, s) for q, s in kept if apparent_aspect(q) <= 1.75
                 or not any(_contains(q, p) for p in split_regions)]
-    return suppress(size_prior(pieces + kept, reference=kept))
+    return suppress(size_prior(pieces + kept, sizes if len(kept) >= 3 else None))
 
 
 def size_prior(cands: list[tuple[np.ndarray, float]],
-               reference: list[tuple[np.ndarray, float]] | None = None) -> list[tuple[np.ndarray, float]]:
-    """Lower the score of candidates much smaller or larger than the typical card.
+               sizes: CardSizes | None = None) -> list[tuple[np.ndarray, float]]:
+    """Lower the score of candidates much smaller or larger than a card where they lie.
 
     Every card of the deck has the same size, so a quad covering a part of a
     card (its paper beside the body, say) is far smaller than its neighbours;
     perspective changes sizes too, hence the tolerance of about a third.  The
-    typical size comes from the `reference` candidates when there are enough
-    (whole regions that were cards by themselves): cutting touching cards
-    apart can leave many small pieces, which must not set the size.
+    card's size comes from `sizes` when given (learnt from whole regions that
+    were cards by themselves): cutting touching cards apart can leave many
+    small pieces, which must not set the size.  Without it, the median
+    candidate is the typical card.
     """
     if len(cands) < 3:
         return cands
     areas = np.array([abs(cv2.contourArea(q.astype(np.float32))) for q, _ in cands])
-    typical = float(np.median(areas))
-    if reference is not None and len(reference) >= 3:
-        typical = float(np.median([abs(cv2.contourArea(q.astype(np.float32))) for q, _ in reference]))
+    if sizes:
+        expected = np.array([np.prod(sizes.at(q.mean(axis=0))) for q, _ in cands])
+    else:
+        expected = np.full(len(cands), float(np.median(areas)))
     out = []
-    for (q, score), area in zip(cands, areas):
+    for (q, score), area, typical in zip(cands, areas, expected):
         off = abs(np.log(max(area, 1e-6) / typical))
         out.append((q, score * float(np.clip(1.0 - max(0.0, off - 0.3), 0.3, 1.0))))
     return out
+
+
+def _card_area(sizes: CardSizes, contour: np.ndarray) -> float:
+    """The area a card has where the region lies (at the centre of its bounding box)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    short, long_ = sizes.at((x + w / 2, y + h / 2))
+    return short * long_
 
 
 def _shortest_side(quad: np.ndarray) -> float:
@@ -273,18 +290,6 @@ def _inside(contour: np.ndarray, quad: np.ndarray) -> bool:
 def _contains(outer: np.ndarray, inner: np.ndarray) -> bool:
     c = inner.mean(axis=0)
     return cv2.pointPolygonTest(outer.astype(np.float32), (float(c[0]), float(c[1])), False) > 0
-
-
-def typical_card_size(kept, min_side: float, aspect_lo: float) -> tuple[float, float]:
-    if not kept:
-        return 0.0, 0.0
-    sides = []
-    for q, _ in kept:
-        e = np.linalg.norm(np.roll(q, -1, 0) - q, axis=1)
-        a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
-        sides.append((min(a, b), max(a, b)))
-    s = np.median(np.array(sides), axis=0)
-    return float(s[0]), float(s[1])
 
 
 # --------------------------------------------------------------------------- full-resolution refinement

@@ -25,8 +25,9 @@ def _closing_size(shape: tuple[int, ...]) -> int:
     return max(3, int(round(max(shape[0], shape[1]) / 200)))
 
 
-def candidate_masks(lab: np.ndarray) -> list[tuple[np.ndarray, bool]]:
-    """Binary maps in which cards are likely to stand out as regions, each flagged `closed`.
+def candidate_masks(lab: np.ndarray) -> tuple[list[tuple[np.ndarray, bool]], np.ndarray]:
+    """Binary maps in which cards are likely to stand out as regions, each flagged `closed`,
+    and the edges the last of them is made of (`rim_edges`).
 
     A pixel is foreground when its colour is far from every colour the table
     is made of (a patterned cloth has several).  Open maps keep the notches
@@ -48,8 +49,9 @@ def candidate_masks(lab: np.ndarray) -> list[tuple[np.ndarray, bool]]:
         m = cv2.morphologyEx(cv2.threshold(dist, t, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN, opening)
         out.append((m, False))
         out.append((cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True))
-    out.append((edge_regions(lab[..., 0], k + 2), False))
-    return out
+    edges = rim_edges(lab[..., 0])
+    out.append((edge_regions(edges, k + 2), False))
+    return out, edges
 
 
 def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, bool]]]:
@@ -137,19 +139,26 @@ def _ring(a: np.ndarray) -> np.ndarray:
                            a[m:-m:2, :m:2].reshape(-1, c), a[m:-m:2, -m::2].reshape(-1, c)])
 
 
-def edge_regions(L: np.ndarray, k: int) -> np.ndarray:
+def rim_edges(L: np.ndarray) -> np.ndarray:
+    """The lightness edges (Canny) strong beside the table's own: cards' rims and art.
+
+    Edges scale with the light, but a smooth pale table (cream paper on cream
+    laminate, its cards' rims a few units of lightness deep) would then lose
+    its rims: the bar is also kept to half again the table's own strongest
+    gradients.
+    """
+    v = float(np.median(L[::4, ::4]))
+    high = min(max(24.0, 0.6 * v), max(24.0, 1.5 * table_gradient(L)))
+    return cv2.Canny(L, max(8.0, 0.4 * high), high)
+
+
+def edge_regions(edges: np.ndarray, k: int) -> np.ndarray:
     """Regions enclosed by edges: a card on a table of its own colour still has a rim.
 
     The card's rim and the art inside it form one connected set of edges; its
     outer contour, filled, is the card (or a row of touching cards).  Table
     texture touching the rim is trimmed off by an opening.
     """
-    v = float(np.median(L[::4, ::4]))
-    # edges scale with the light, but a smooth pale table (cream paper on cream laminate,
-    # its cards' rims a few units of lightness deep) would then lose its rims: the bar is
-    # also kept to half again the table's own strongest gradients
-    high = min(max(24.0, 0.6 * v), max(24.0, 1.5 * table_gradient(L)))
-    edges = cv2.Canny(L, max(8.0, 0.4 * high), high)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(edges)

@@ -219,6 +219,23 @@ def perimeter_coverage(points: np.ndarray, quad: np.ndarray, bins: int = 20) -> 
     return _SideFrame(points, quad).coverage(np.ones(len(points), bool), bins)
 
 
+def rim_support(edges: np.ndarray, quad: np.ndarray) -> float:
+    """Fraction of the outline (in bins per side) along which an edge pixel runs.
+
+    Touching cards show no contrast across the seam between them (paper on
+    both sides), nor cream paper against a cream table, but both still have
+    a rim: the cut edge of the card, or the printed frame.
+    """
+    h, w = edges.shape
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 3, 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 4, (w, h))
+    ys, xs = np.nonzero(edges[y0:y1, x0:x1])
+    if len(xs) < 8:
+        return 0.0
+    points = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+    return _SideFrame(points, quad).coverage(np.ones(len(points), bool))
+
+
 def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
     """Fraction of the outline along which inside and outside differ clearly in colour."""
     c = quad.mean(axis=0)

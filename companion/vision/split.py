@@ -152,40 +152,50 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
     return out
 
 
-def peel_strip(contour: np.ndarray, gradient, short: float,
-               long_: float, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
+def peel_strip(contour: np.ndarray, gradient, sizes, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
     """A snake of touching cards (straight or bending at its joints) cut into cards.
 
     Where no notch shows in its outline, two touching cards still part along
     a straight seam right across the strip (their edges, or a thin gap of
     table), while the art inside a card runs mostly along it.  From one end of
-    the strip, the strongest such seam about a card's length on (the length
-    of the cards found alone) ends the first card; the rest is peeled the
-    same way, each card along the strip's own direction there, so a snake
-    may bend at every joint.
+    the strip, the strongest such seam about a card's length on ends the first
+    card; the rest is peeled the same way, each card along the strip's own
+    direction there, so a snake may bend at every joint.  `sizes` (a
+    `CardSizes`) says how large a card looks where each is peeled: a row
+    running away from the camera shrinks card by card.
     """
     x, y, w, h = cv2.boundingRect(contour)
     origin = np.array([x - 1, y - 1], np.float64)
     mask = np.zeros((h + 2, w + 2), np.uint8)
     cv2.drawContours(mask, [contour - origin.astype(np.int32)], -1, 1, -1)
-    width = 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
-    if width > 1.25 * short or width < 0.7 * short:
+    inner = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    _, half_width, _, widest = cv2.minMaxLoc(inner)
+    short, _ = sizes.at(np.array(widest, np.float64) + origin)
+    if not 0.7 * short <= 2.0 * half_width <= 1.25 * short:
         return []
-    area = short * long_
     ys, xs = np.nonzero(mask)
     step = max(1, len(xs) // 4000)
     pts = np.stack([xs[::step], ys[::step]], axis=1).astype(np.float64)
     left = np.ones(len(pts), bool)
     out = []
-    while left.sum() * step >= 0.6 * area and len(out) < max_cards:
+    while len(out) < max_cards:
         rest = pts[left]
+        if not len(rest):
+            break
         end = rest[np.argmax(np.linalg.norm(rest - rest.mean(axis=0), axis=1))]
+        short, long_ = sizes.at(end + origin)
+        area = short * long_
+        if len(rest) * step < 0.6 * area:
+            break
         near = rest[np.linalg.norm(rest - end, axis=1) < long_]
         if len(near) < 10:
             break
-        # the strip's direction near its end, pointing into the strip
-        _, _, vt = np.linalg.svd(near - near.mean(axis=0), full_matrices=False)
-        u = vt[0] if (near.mean(axis=0) - end) @ vt[0] >= 0 else -vt[0]
+        # the strip's direction near its end, pointing into the strip: its straight sides
+        # bound the piece near the end, so the piece's least rectangle lies along them
+        (_, _), (rw, rh), angle = cv2.minAreaRect(near.astype(np.float32))
+        a = np.deg2rad(angle)
+        along = np.array([np.cos(a), np.sin(a)]) if rw >= rh else np.array([-np.sin(a), np.cos(a)])
+        u = along if (near.mean(axis=0) - end) @ along >= 0 else -along
         n = np.array([-u[1], u[0]])
         t = (rest - end) @ u
         across = (rest - end) @ n

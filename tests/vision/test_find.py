@@ -67,9 +67,10 @@ def _rect(x, y, w, h):
 
 def test_pieces_cut_from_cards_do_not_set_the_card_size():
     from companion.vision.find import size_prior
+    from companion.vision.sizes import CardSizes
     cards = [(_rect(100 * k, 0, 60, 90), 0.9) for k in range(3)]
     pieces = [(_rect(100 * k + 5, 5, 20, 30), 0.95) for k in range(3) for _ in range(3)]
-    scored = dict((id(q), s) for q, s in size_prior(pieces + cards, reference=cards))
+    scored = dict((id(q), s) for q, s in size_prior(pieces + cards, CardSizes.from_cards([q for q, _ in cards])))
     assert all(scored[id(q)] == pytest.approx(0.9) for q, _ in cards)
     assert all(scored[id(q)] < 0.5 for q, _ in pieces)
 

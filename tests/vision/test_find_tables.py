@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from companion.vision.find import find_cards, peel_strip
+from companion.vision.sizes import CardSizes
 from companion.vision.outline import polygon_iou
 
 CREAM = (200, 226, 238)       # BGR paper
@@ -100,7 +101,7 @@ def test_touching_cards_part_at_their_seams(angles):
     contour = max(cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
     gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     # the lone cards of the picture said 60 x 90: a little off the true 96
-    pieces = peel_strip(contour, gradient, 60.0, 90.0)
+    pieces = peel_strip(contour, gradient, CardSizes.constant(60.0, 90.0))
     assert len(pieces) == len(cards)
     for c in cards:
         assert max(polygon_iou(q, c) for q, _ in pieces) > 0.8
@@ -111,7 +112,7 @@ def test_a_region_wider_than_a_card_is_not_peeled():
     cv2.rectangle(region, (50, 50), (350, 250), 255, -1)
     contour = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
     flat = np.zeros((300, 400), np.float32)
-    assert peel_strip(contour, (flat, flat), 60.0, 96.0) == []
+    assert peel_strip(contour, (flat, flat), CardSizes.constant(60.0, 96.0)) == []
 
 
 def _rounded_card(mask, x, y, w, h, r):
@@ -143,7 +144,7 @@ def test_cards_on_a_pale_table_of_their_colour_stand_out_by_their_rims():
     """Cream cards on cream laminate: no colour tells them from the table, only the thin
     printed rim, a few units of lightness deep, where a bar set by the bright light alone
     saw nothing."""
-    from companion.vision.maps import edge_regions, table_gradient
+    from companion.vision.maps import edge_regions, rim_edges, table_gradient
     rng = np.random.default_rng(3)
     table = (204, 226, 236)
     img = np.full((480, 640, 3), table, np.uint8)
@@ -154,7 +155,7 @@ def test_cards_on_a_pale_table_of_their_colour_stand_out_by_their_rims():
     img = np.clip(img + rng.normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
     L = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2Lab), (3, 3), 0)[..., 0]
     assert table_gradient(L) < 40          # the table itself is smooth
-    regions = edge_regions(L, 5)
+    regions = edge_regions(rim_edges(L), 5)
     for c in cards:
         card = np.zeros(L.shape, np.uint8)
         cv2.fillConvexPoly(card, np.round(c).astype(np.int32), 1)
@@ -182,3 +183,30 @@ def test_a_bump_on_a_card_s_outline_seldom_costs_the_card():
             cv2.circle(img, tuple(int(v) for v in np.round(where + 2 * out)), 6, CREAM, -1, cv2.LINE_AA)
             found_in += _found(find_cards(_noisy(img, 1)), card) > 0.9
     assert found_in >= 11, found_in
+
+
+def test_a_row_of_touching_cream_cards_on_a_cream_table_is_cut_at_its_rims():
+    """Cream on cream: only the edge map holds the row, and no colour differs across the
+    seams or the row's sides, so each card cut from it is proven by the rim along its
+    outline."""
+    table = (204, 226, 236)
+    img = np.full((540, 960, 3), table, np.uint8)
+    size = (100, 150)
+    row = [_card_corners((250 + 150 * k, 330), (size[1], size[0]), 0) for k in range(4)]
+    alone = [_card_corners((150, 110), size, 10), _card_corners((500, 110), size, -20),
+             _card_corners((820, 130), size, 30)]
+    for c in row + alone:
+        _draw_card(img, c, body=(160, 60, 120))
+        cv2.polylines(img, [np.round(c).astype(np.int32)], True, (170, 190, 200), 2, cv2.LINE_AA)
+    found = find_cards(_noisy(img, 5, 1.5))
+    assert all(_found(found, c) > 0.75 for c in row), [round(_found(found, c), 2) for c in row]
+    assert len(found) == len(row + alone)
+
+
+def test_the_rim_is_what_proves_a_card_cut_from_the_edges():
+    from companion.vision.quads import rim_support
+    edges = np.zeros((300, 400), np.uint8)
+    card = _card_corners((200, 150), (150, 100), 0)
+    cv2.polylines(edges, [np.round(card).astype(np.int32)], True, 255, 1)
+    assert rim_support(edges, card) > 0.9
+    assert rim_support(edges, card + (75, 0)) < 0.6   # half a card off: only its long sides' halves

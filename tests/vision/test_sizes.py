@@ -1,0 +1,35 @@
+"""The cards' apparent size across the picture: one plane of size over the image."""
+import numpy as np
+import pytest
+
+from companion.vision.sizes import CardSizes
+
+
+def _card(cx, cy, short, long_):
+    return np.array([[cx - short / 2, cy - long_ / 2], [cx + short / 2, cy - long_ / 2],
+                     [cx + short / 2, cy + long_ / 2], [cx - short / 2, cy + long_ / 2]], float)
+
+
+def _perspective_scale(x, y):
+    return 0.6 + 0.0008 * x + 0.0012 * y   # near (bottom) cards larger, as under a tilted camera
+
+
+def test_a_card_s_size_follows_the_table_s_depth_despite_a_phone_among_the_cards():
+    places = [(100, 100), (500, 120), (900, 90), (150, 500), (600, 450), (950, 520), (400, 300)]
+    cards = [_card(x, y, 60 * _perspective_scale(x, y), 90 * _perspective_scale(x, y)) for x, y in places]
+    cards.append(_card(700, 200, 150, 260))      # a phone, found as a card
+    sizes = CardSizes.from_cards(cards)
+    for x, y in [(300, 200), (800, 500), (120, 580)]:
+        short, long_ = sizes.at((x, y))
+        assert short == pytest.approx(60 * _perspective_scale(x, y), rel=0.05)
+        assert long_ == pytest.approx(90 * _perspective_scale(x, y), rel=0.05)
+
+
+def test_few_cards_give_one_size_for_the_whole_picture():
+    cards = [_card(100, 100, 50, 80), _card(600, 400, 70, 110), _card(300, 300, 60, 90)]
+    sizes = CardSizes.from_cards(cards)
+    assert sizes.at((0, 0)) == sizes.at((1000, 700)) == (60.0, 90.0)
+
+
+def test_no_card_means_no_size():
+    assert not CardSizes.from_cards([])
