@@ -84,4 +84,9 @@ def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | No
             best, best_support = plane, support
     if best is None or best_support.sum() < max(MIN_CARDS_FOR_PLANE, 0.6 * n):
         return None
-    return np.linalg.lstsq(design[best_support], factor[best_support], rcond=None)[0]
+    plane = np.linalg.lstsq(design[best_support], factor[best_support], rcond=None)[0]
+    # a table seen at up to 45 degrees: near cards at most a few times the far ones' size
+    seen = design[best_support] @ plane
+    if seen.min() < RANGE[0] or seen.max() > RANGE[1]:
+        return None
+    return plane

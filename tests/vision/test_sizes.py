@@ -33,3 +33,11 @@ def test_few_cards_give_one_size_for_the_whole_picture():
 
 def test_no_card_means_no_size():
     assert not CardSizes.from_cards([])
+
+
+def test_a_plane_no_tilted_table_could_give_is_not_believed():
+    # fragments growing tenfold across the picture agree with a plane, but no
+    # camera at 45 degrees or less sees one card ten times the size of another
+    cards = [_card(100 * k + 50, 100 + 200 * (k % 2), 6 * (k + 1), 9 * (k + 1)) for k in range(10)]
+    sizes = CardSizes.from_cards(cards)
+    assert sizes.at((50, 100)) == sizes.at((950, 100))
