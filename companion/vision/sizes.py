@@ -84,6 +84,10 @@ def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | No
             best, best_support = plane, support
     if best is None or best_support.sum() < max(MIN_CARDS_FOR_PLANE, 0.6 * n):
         return None
+    # a plane has three degrees of freedom to one size's one: with few cards it can
+    # explain a double card as perspective, so it must be agreed by clearly more cards
+    if best_support.sum() < (np.abs(factor - 1.0) <= OUTLIER * factor).sum() + max(2, 0.2 * n):
+        return None
     plane = np.linalg.lstsq(design[best_support], factor[best_support], rcond=None)[0]
     # a table seen at up to 45 degrees: near cards at most a few times the far ones' size
     seen = design[best_support] @ plane

@@ -41,3 +41,15 @@ def test_a_plane_no_tilted_table_could_give_is_not_believed():
     cards = [_card(100 * k + 50, 100 + 200 * (k % 2), 6 * (k + 1), 9 * (k + 1)) for k in range(10)]
     sizes = CardSizes.from_cards(cards)
     assert sizes.at((50, 100)) == sizes.at((950, 100))
+
+
+def test_two_cards_end_to_end_are_not_explained_as_perspective():
+    # four cards of nearly one size and a region of two of them end to end, placed where
+    # a tilted plane could call it one near card: one size explains all but one region
+    # as well, and a plane must be agreed by clearly more cards than that
+    cards = [_card(100 + 150 * k, 200 + 80 * (k % 2), 60 * f, 90 * f)
+             for k, f in enumerate((0.93, 0.97, 1.0, 1.03))]
+    cards.append(_card(900, 240, 85, 127))
+    sizes = CardSizes.from_cards(cards)
+    short, _ = sizes.at((900, 240))
+    assert short == pytest.approx(sizes.short)
