@@ -72,17 +72,17 @@ def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | No
     """
     n = len(factor)
     design = np.column_stack([centres, np.ones(n)])
-    triples = list(itertools.islice(itertools.combinations(range(n), 3), MAX_TRIES))
-    best, best_support = None, None
-    for t in triples:
-        a = design[list(t)]
-        if abs(np.linalg.det(a)) < 1e-6 * max(1.0, float(np.abs(centres).max())) ** 2:
-            continue   # three cards in a line say nothing across it
-        plane = np.linalg.solve(a, factor[list(t)])
-        support = np.abs(design @ plane - factor) <= OUTLIER * factor
-        if best_support is None or support.sum() > best_support.sum():
-            best, best_support = plane, support
-    if best is None or best_support.sum() < max(MIN_CARDS_FOR_PLANE, 0.6 * n):
+    triples = np.array(list(itertools.islice(itertools.combinations(range(n), 3), MAX_TRIES)))
+    systems = design[triples]                                        # (T, 3, 3)
+    # three cards in a line say nothing across it
+    scale = max(1.0, float(np.abs(centres).max())) ** 2
+    solvable = np.abs(np.linalg.det(systems)) >= 1e-6 * scale
+    if not solvable.any():
+        return None
+    planes = np.linalg.solve(systems[solvable], factor[triples[solvable]][..., None])[..., 0]   # (T, 3)
+    support = np.abs(planes @ design.T - factor) <= OUTLIER * factor   # (T, n)
+    best_support = support[int(np.argmax(support.sum(axis=1)))]
+    if best_support.sum() < max(MIN_CARDS_FOR_PLANE, 0.6 * n):
         return None
     # a plane has three degrees of freedom to one size's one: with few cards it can
     # explain a double card as perspective, so it must be agreed by clearly more cards
