@@ -82,7 +82,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     masks = [(m, closed, lab) for m, closed in maps[:-1]] + [(maps[-1][0], True, edges)]
     rarity, rare = rare_colour_masks(lab)
     masks += [(m, closed, rarity[..., None]) for m, closed in rare]
-    for m_index, (mask, closed, contrast_in) in enumerate(masks):
+    for mask, closed, contrast_in in masks:
         from_edges = contrast_in is edges
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in contours:
