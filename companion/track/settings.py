@@ -23,6 +23,8 @@ class TrackerSettings:
     confirm_take: int = 2         # settled tables a card must be missed in to count as gone
     max_deferred: int = 2         # settled readings in a row a change may wait to be read whole
     accept_after: int = 3         # unexplainable settled readings in a row before taking the table
+    doubt_confidence: float = 0.9 # a new card never read as surely as this times the table's
+                                  # typical card waits for another settled table
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)

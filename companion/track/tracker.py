@@ -287,7 +287,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             present = (present - ghosts) | unseen
             edges = {e for e in edges if not e & ghosts}
             self._restore_links(unseen, present, edges)
-            # Nor can two settled cards that both stayed where they were have let go of each
+        # Nor can two settled cards that both stayed where they were have let go of each
             # other or come to touch: between them the settled links stand, whatever the
             # reader made of them (a misread or missed card read there broke a snake into
             # pieces, and the referee called every later move a rearrangement).
@@ -329,10 +329,14 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         taking = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         blind = {t for t in added if any(t in e for e in ghost_links)
                  or any(self._beside(t, u) for u in unseen | (hidden - taking))}
-        if problem is None and blind and not forced:
+        # Nor is a new card read doubtfully: a still picture is misread the same way in every
+        # frame, and the next settled table is read afresh.  It waits, as above.
+        unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
+        if problem is None and (blind or unsure) and not forced:
             if self._deferred < self.settings.max_deferred:
                 return self._defer(window, added, late_found)
-            problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
+            if blind:
+                problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
@@ -457,6 +461,19 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
         return steps
 
+    def _doubtful(self, cards: set, present: set, window: _Window) -> set:
+        """New cards no reading of which was about as sure as the table's typical card, or read
+        as a card whose copies are all on the table or in the piles already (the deck says
+        it is unlikely)."""
+        sure = [c.confidence for r in window.readings for c in r.cards]
+        typical = float(np.median(sure)) if sure else 0.0
+        others = [Card.parse(self.codes[t]) for t in present if t in self.codes]
+        others += [Card.parse(code) for pile in self.referee.piles().values()
+                   for snake in pile for code in snake if code != "unknown"]
+        left = self.deck.remaining(others)
+        return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical
+                or left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
+
     def _beside(self, a: int, b: int) -> bool:
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
         ta, tb = self._track(a), self._track(b)
@@ -525,3 +542,4 @@ class Tracker(CardNaming, MoveRecord, SavedState):
 
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
+

@@ -462,9 +462,10 @@ def test_a_reading_of_a_card_the_deck_does_not_have_is_never_a_move():
 
 
 def test_a_settled_card_whose_later_readings_rival_its_name_is_renamed_when_that_breaks_fewer_rules():
-    # laid and read red-yellow (unsure) in every reading of its table: a foul is reported; the
-    # next table reads it green-yellow as strongly: neither reading is clear, the legal one wins
-    tracker, p = run(GAME[:3], fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["red", "yellow"]))
+    # laid and read red-yellow in every reading of its table, about as surely as the rest (so
+    # it does not wait): a foul is reported; the next table reads it green-yellow as strongly:
+    # neither reading is clear, the legal one wins
+    tracker, p = run(GAME[:3], fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["red", "yellow"], 0.9))
     assert not p.moves()[0]["legal"]                              # as first announced
     assert [e.data["to"] for e in p.events if e.kind == "correction"] == ["M-yellow-green"]
     assert summary(tracker.moves) == summary(expected(GAME[:3])["moves"])
@@ -580,3 +581,25 @@ def test_a_card_laid_after_a_waiting_change_that_pushed_its_chain_is_judged_on_i
                      [["M-red-blue", "M-blue-green", "M-green-yellow"]],
                      [["M-red-blue", "M-blue-green", "M-green-yellow", "M-yellow-orange"]]])
     assert summary(tracker.moves) == summary(want["moves"])
+
+
+def test_a_new_card_read_less_surely_than_the_table_waits_for_the_next_table():
+    # every reading of the table where M-green-yellow is laid sees it green-orange, unsure
+    # (a still picture is misread the same way in every frame); the next table reads it
+    # right: it waited, so the move is announced right in its turn, never corrected later
+    tracker, p = run(GAME[:3], fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["green", "orange"]))
+    assert tracker.stats["deferred"] == 1
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+    assert [e for e in p.events if e.kind == "correction"] == []
+    assert p.moves()[0]["frame"] < p.moves()[1]["frame"]
+
+
+def test_a_new_card_read_as_a_card_whose_copies_are_all_out_waits_for_the_next_table():
+    # the deck holds one purple head, already on the table: a second one read surely is still
+    # unlikely (the red head laid beside it is misread); read right next time, it is judged so
+    tables = [[["H-purple", "M-purple-blue"]], [["H-purple", "M-purple-blue"], ["H-red"]],
+              [["H-purple", "M-purple-blue", "M-blue-green"], ["H-red"]]]
+    tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["red"], ["purple"], 0.95))
+    assert tracker.stats["deferred"] == 1
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+
