@@ -287,7 +287,17 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             present = (present - ghosts) | unseen
             edges = {e for e in edges if not e & ghosts}
             self._restore_links(unseen, present, edges)
-        # Nor can two settled cards that both stayed where they were have let go of each
+            # A card leaves the table only in a taken snake: one gone from its place while a
+            # new card of its kind, read doubtfully, turned up is that card carried (to be
+            # joined) and misread -- not a card taken and another laid.
+            carried = self._carried(gone, added - set(late_found), present, window)
+            if carried:
+                self.stats["carried"] += len(carried)
+                present, edges, latest = (_renamed(present, carried), _renamed(edges, carried),
+                                          _renamed(latest, carried))
+                gone -= set(carried.values())
+                added -= set(carried)
+            # Nor can two settled cards that both stayed where they were have let go of each
             # other or come to touch: between them the settled links stand, whatever the
             # reader made of them (a misread or missed card read there broke a snake into
             # pieces, and the referee called every later move a rearrangement).
@@ -474,6 +484,40 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical
                 or left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
 
+    def _carried(self, gone: set, added: set, present: set, window: _Window) -> dict[int, int]:
+        """New cards that are gone cards carried and misread (new -> gone), merged into them:
+        the new card was read doubtfully (`_doubtful`), it is of the gone card's kind with at
+        most one colour read otherwise, and neither has another such partner."""
+        whole = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
+        unsure = self._doubtful(added, present, window)
+        if not unsure:
+            return {}
+        partners: dict[int, set] = {}
+        for g in gone - whole:
+            was = Card.parse(self.codes.get(g) or self._track(g).identity)
+            for a in unsure:
+                now = Card.parse(self._deck_reading(a))
+                if now.kind is was.kind and \
+                        len(set(now.colours) & set(was.colours)) >= len(was.colours) - 1:
+                    partners.setdefault(g, set()).add(a)
+        pairs = {next(iter(news)): g for g, news in partners.items() if len(news) == 1}
+        pairs = {a: g for a, g in pairs.items()
+                 if sum(a in news for news in partners.values()) == 1}
+        for a, g in pairs.items():
+            self._merge_track(a, g)
+        return pairs
+
+    def _merge_track(self, new: int, old: int) -> None:
+        """Track `new` was `old` all along: its sightings join old's, its place is old's now."""
+        a, g = self.tracks.pop(new), self.tracks[old]
+        g.votes.update(a.votes)
+        g.centre, g.size, g.corners = a.centre, a.size, a.corners
+        g.colour_dirs = {**g.colour_dirs, **a.colour_dirs}
+        g.sightings += a.sightings
+        g.surest = max(g.surest, a.surest)
+        g.last_frame = a.last_frame
+        self._looks[old] += self._looks.pop(new, 0)
+
     def _beside(self, a: int, b: int) -> bool:
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
         ta, tb = self._track(a), self._track(b)
@@ -543,3 +587,8 @@ class Tracker(CardNaming, MoveRecord, SavedState):
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
 
+
+def _renamed(items: set, renamed: dict[int, int]) -> set:
+    """Card ids (or links: frozensets of two) with some cards renamed."""
+    return {frozenset(renamed.get(t, t) for t in x) if isinstance(x, frozenset)
+            else renamed.get(x, x) for x in items}

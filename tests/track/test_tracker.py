@@ -603,3 +603,25 @@ def test_a_new_card_read_as_a_card_whose_copies_are_all_out_waits_for_the_next_t
     assert tracker.stats["deferred"] == 1
     assert summary(p.moves()) == summary(expected(tables)["moves"])
 
+
+def test_a_card_carried_to_be_joined_and_misread_there_is_the_same_card():
+    # the lone yellow tail is carried across the table to be joined by M-blue-yellow, and every
+    # reading of that table sees it as an orange tail, unsure: it is the tail carried and
+    # misread, not a yellow tail taken away (a foul) and an orange one laid
+    far = {1: (300.0, 150.0)}
+    tables = [analysis([["H-purple", "M-purple-blue"], ["T-yellow"]], far),
+              analysis([["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"]]),
+              analysis([["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"], ["H-red"]]),
+              analysis([["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"],
+                        ["H-red", "M-red-green"]])]
+    analyzer = FakeAnalyzer(fault=_misread_in({4, 5, 6}, ["yellow"], ["orange"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    assert tracker.stats["carried"] == 1
+    want = judge_record({"players": PLAYERS, "frames": [{"table": t} for t in (
+        [["H-purple", "M-purple-blue"], ["T-yellow"]],
+        [["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"]],
+        [["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"], ["H-red"]],
+        [["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"], ["H-red", "M-red-green"]])]})
+    assert summary(p.moves()) == summary(want["moves"])
