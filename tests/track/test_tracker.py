@@ -625,3 +625,17 @@ def test_a_card_carried_to_be_joined_and_misread_there_is_the_same_card():
         [["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"], ["H-red"]],
         [["H-purple", "M-purple-blue", "M-blue-yellow", "T-yellow"], ["H-red", "M-red-green"]])]})
     assert summary(p.moves()) == summary(want["moves"])
+
+
+def test_a_snake_taken_in_the_turn_a_card_is_laid_is_recorded_before_that_card():
+    # the lone red head is taken (a foul) in the turn M-green-yellow is laid; its going is only
+    # confirmed a table later, by when the card was judged: the record is put in order, as
+    # the referee orders one change holding both
+    tables = [[["M-blue-green"], ["H-red"]], [["M-blue-green", "M-green-yellow"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"]]]
+    tracker, p = run(tables)
+    want = expected(tables)
+    assert [m["action"] for m in want["moves"]] == ["collect", "extend", "extend"]
+    assert summary(tracker.moves) == summary(want["moves"])
+    assert tracker.account()["scores"] == want["scores"]
+    assert [h["frame"] for h in tracker.history] == sorted(h["frame"] for h in tracker.history)
