@@ -356,7 +356,12 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self._restore_links(hidden, present, edges)
         chains = chains_from_links(present, edges) if problem is None else None
         if problem is None and chains is None:
-            chains = chains_from_links(present, {e for e in latest if e <= present} | set())
+            # The links read do not make chains (a card with three neighbours, a loop): the
+            # settled links stand between settled cards and the new cards take the links read
+            # to them; failing that, the last reading alone.
+            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:]) if set(p) <= present}
+            chains = chains_from_links(present, settled | {e for e in edges if e - before}) \
+                or chains_from_links(present, {e for e in latest if e <= present})
             if chains is None:
                 problem = "the cards do not form chains"
         if problem is not None:

@@ -639,3 +639,19 @@ def test_a_snake_taken_in_the_turn_a_card_is_laid_is_recorded_before_that_card()
     assert summary(tracker.moves) == summary(want["moves"])
     assert tracker.account()["scores"] == want["scores"]
     assert [h["frame"] for h in tracker.history] == sorted(h["frame"] for h in tracker.history)
+
+
+def test_links_read_that_make_no_chains_leave_the_settled_links_standing():
+    # the snake is pushed aside as T-yellow is laid, and every reading of that table also links
+    # the purple head to M-blue-green (three neighbours: no chains).  The links between the
+    # settled cards stand; the new card takes the links read to it: an ordinary extension
+    def spurious(data, call):
+        if call in (13, 14, 15):
+            data["snakes"].append({"cards": [0, 2], "complete": False})
+        return data
+    analyzer = FakeAnalyzer(fault=spurious)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in GAME[:4]] + [analysis(GAME[4], {0: (30.0, 20.0)})])
+    assert not tracker.desync
+    assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
