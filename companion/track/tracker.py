@@ -274,10 +274,17 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
             last_seen = self._unmoved(window, self._pictures.last) if len(self._pictures) else None
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
+            # One whose place changed only a little since then (a card laid against it) mostly
+            # lay there already: if its place changed in an earlier picture, it was laid then.
+            mostly = unmoved_test(self.gate, self._pictures.last, window.small, _shape(window),
+                                  self.settings.nudged_fraction) if len(self._pictures) > 1 else None
+            nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
             late_found = {**self._pictures.seen_before(added, waited),
                           **self._pictures.laid_unseen({t: self.tracks[t].corners for t in stale},
                                                        window.small, _shape(window)),
-                          **self._laid_before_push(added - stale, present, edges, window)}
+                          **self._pictures.laid_unseen({t: self.tracks[t].corners for t in nudged},
+                                                       self._pictures.last, _shape(window)),
+                          **self._laid_before_push(added - stale - nudged, present, edges, window)}
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
             self.stats["unseen"] += len(unseen)

@@ -655,3 +655,20 @@ def test_links_read_that_make_no_chains_leave_the_settled_links_standing():
     p.play([analysis(t) for t in GAME[:4]] + [analysis(GAME[4], {0: (30.0, 20.0)})])
     assert not tracker.desync
     assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
+
+
+def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own_turn():
+    # M-green-yellow is missed in every reading of the table where it is laid; laying the next
+    # card against it nudges the snake a couple of pixels (no push to measure; a quarter of
+    # its pixels change): its place changed then only a little, while it changed wholly the
+    # turn before: it was laid then, and the next card is not a second card at once
+    nudged = {0: (2.0, 1.0)}
+    tables = [analysis([["M-blue-green"]]), analysis([["M-blue-green", "M-green-yellow"]]),
+              analysis([["M-blue-green", "M-green-yellow", "M-yellow-red"]], nudged)]
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["green", "yellow"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    want = expected([[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
+                     [["M-blue-green", "M-green-yellow", "M-yellow-red"]]])
+    assert summary(tracker.moves) == summary(want["moves"])
