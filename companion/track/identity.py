@@ -41,6 +41,7 @@ class Track:
     sightings: int = 0
     first_frame: int = -1
     last_frame: int = -1
+    surest: float = 0.0                                    # the most confident reading's confidence
 
     def observe(self, seen: SeenCard, deck: Deck, frame: int) -> None:
         self.centre = seen.centre
@@ -55,6 +56,7 @@ class Track:
                 old = self.colour_dirs.get(colour, np.zeros(2))
                 self.colour_dirs[colour] = 0.7 * old + weight * direction / norm
         self.sightings += 1
+        self.surest = max(self.surest, seen.confidence)
         self.last_frame = frame
 
     @property
@@ -94,14 +96,15 @@ class Track:
                 "corners": self.corners.tolist(), "votes": dict(self.votes),
                 "colour_dirs": {k: v.tolist() for k, v in self.colour_dirs.items()},
                 "sightings": self.sightings, "first_frame": self.first_frame,
-                "last_frame": self.last_frame}
+                "last_frame": self.last_frame, "surest": self.surest}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Track":
         return cls(int(data["id"]), np.asarray(data["centre"], float), float(data["size"]),
                    np.asarray(data["corners"], float), Counter(data["votes"]),
                    {k: np.asarray(v, float) for k, v in data["colour_dirs"].items()},
-                   int(data["sightings"]), int(data["first_frame"]), int(data["last_frame"]))
+                   int(data["sightings"]), int(data["first_frame"]), int(data["last_frame"]),
+                   float(data.get("surest", 1.0)))
 
 
 def _assign(cost: np.ndarray) -> list[tuple[int, int]]:

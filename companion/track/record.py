@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from companion.game.cards import Card
 from companion.game.chains import is_complete
 
+from .gap import cut_out
 from .identity import Track
 from .settings import TrackEvent
 from .tables import code_of, facing_colours, neighbour_directions, same_card
@@ -22,31 +23,40 @@ if TYPE_CHECKING:
 class MoveRecord:
     def _observe_removal(self, late: dict[int, int], taken: list[list[int]]) -> list[TrackEvent]:
         """Cards whose going is confirmed only now left when first missed: the referee sees
-        that table first, so a removal is not merged with the move that followed it."""
+        that table first, so a removal is not merged with the move that followed it -- nor
+        recorded after a move judged while the going awaited confirmation.  A change judged
+        when they were first missed is judged again without them (a snake taken and a card
+        laid in one turn: the referee orders them), and the game after it too."""
         first = min(late.values())
-        entry = self.history[-1]
-        runs: list[list[int]] = []
-        for ids in self.chains:
-            run: list[int] = []
-            for t in list(ids) + [None]:
-                if t is None or t in late:
-                    if run:
-                        runs.append(run)
-                    run = []
-                else:
-                    run.append(t)
-        table = [[code_of(entry, t) or self._track(t).identity for t in run] for run in runs]
-        moves = self.referee.observe(table, first)
-        self.history.append({"frame": first, "table": table, "tracks": runs,
-                             "evidence": {"before": entry["evidence"]["after"], "after": first},
-                             "added": [], "taken": [c for c in taken if all(t in late for t in c)]})
-        self.chains = runs
-        events = [TrackEvent("table", first, {"frame": first, "table": table})]
-        for move in moves:
-            move, _, before_ids = self._dress(move, len(self.history) - 1)
-            self.moves.append(move)
-            events.append(TrackEvent("move", first, move))
-        return events
+        gone = [c for c in taken if all(t in late for t in c)]
+        at = max(1, next((k for k, e in enumerate(self.history) if e["frame"] >= first),
+                         len(self.history)))
+        entry = self.history[at - 1]
+        now = cut_out(self.chains, self.chains, {t for c in self.chains for t in c} - set(late))[0]
+        self.chains = now
+        if at == len(self.history):
+            table = [[code_of(entry, t) or self._track(t).identity for t in run] for run in now]
+            self.history.append({"frame": first, "table": table, "tracks": now,
+                                 "evidence": {"before": entry["evidence"]["after"], "after": first},
+                                 "added": [], "taken": gone})
+            moves = [self._dress(m, at)[0] for m in self.referee.observe(table, first)]
+            self.moves += moves
+            return [TrackEvent("table", first, {"frame": first, "table": table})] + \
+                [TrackEvent("move", first, move) for move in moves]
+        for later in self.history[at:]:   # judged while the cards were believed still there
+            later["tracks"], later["table"] = cut_out(later["tracks"], later["table"],
+                                                      _cards(later) - set(late))
+        if self.history[at]["frame"] == first:
+            self.history[at]["taken"] = self.history[at]["taken"] + gone
+        else:
+            runs, table = cut_out(entry["tracks"], entry["table"], _cards(entry) - set(late))
+            self.history.insert(at, {"frame": first, "table": table, "tracks": runs,
+                                     "evidence": {"before": entry["evidence"]["after"],
+                                                  "after": first},
+                                     "added": [], "taken": gone})
+        known = {_key(m) for m in self.moves}
+        moves = [m for m in self._rejudge()[at] if _key(m) not in known]
+        return [TrackEvent("move", first, move) for move in moves]
 
     def _is_complete(self, chain: list[int]) -> bool:
         entry = self.history[-1] if self.history else None
@@ -100,16 +110,23 @@ class MoveRecord:
         renamed = {t: after for t, _, after in changed}
         for entry, table in zip(self.history, self._renamed_tables(renamed)):
             entry["table"] = table
-        old_moves = self.moves
-        self.referee.replay([])
-        self.moves = [self._dress(m, k)[0] for k, e in enumerate(self.history)
-                      for m in self.referee.observe(e["table"], e["frame"])]
-        for new, old in zip(self.moves, old_moves):
-            if "stills" in old:
-                new["stills"] = old["stills"]
+        self._rejudge()
         return [TrackEvent("correction", frame, {
             "frame": frame, "track": t, "from": before, "to": after,
             "since": self._track(t).first_frame, "moves": self.moves}) for t, before, after in changed]
+
+    def _rejudge(self) -> list[list[dict]]:
+        """Judge the recorded tables again from the first (the referee is replayed); the
+        moves of each table.  Saved evidence stays with its move."""
+        stills = {_key(m): m["stills"] for m in self.moves if "stills" in m}
+        self.referee.replay([])
+        judged = [[self._dress(m, k)[0] for m in self.referee.observe(e["table"], e["frame"])]
+                  for k, e in enumerate(self.history)]
+        self.moves = [m for moves in judged for m in moves]
+        for m in self.moves:
+            if _key(m) in stills:
+                m["stills"] = stills[_key(m)]
+        return judged
 
     def _doubt_settled(self) -> list[tuple[int, str, str]]:
         """Settled cards whose later readings now rival their committed name (comparable
@@ -175,3 +192,13 @@ class MoveRecord:
         return {"code": code or self.codes.get(t, track.identity), "track": t,
                 "confidence": round(ranked[0][1] / total, 3),
                 "corners": [[round(x, 1), round(y, 1)] for x, y in track.corners.tolist()]}
+
+
+def _cards(entry: dict) -> set[int]:
+    return {t for ids in entry["tracks"] for t in ids}
+
+
+def _key(move: dict) -> tuple:
+    """A move's place in the record, whatever its card was renamed to."""
+    evidence = move.get("evidence", {})
+    return move.get("frame"), evidence.get("before"), evidence.get("after"), move.get("action")

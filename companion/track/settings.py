@@ -20,9 +20,12 @@ class TrackerSettings:
     gap_illegal: int = 1          # fouls believed among moves seen only together (`gap`)
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card
+    nudged_fraction: float = 0.5  # ... under this share, the card was there, only touched
     confirm_take: int = 2         # settled tables a card must be missed in to count as gone
     max_deferred: int = 2         # settled readings in a row a change may wait to be read whole
     accept_after: int = 3         # unexplainable settled readings in a row before taking the table
+    doubt_confidence: float = 0.9 # a new card never read as surely as this times the table's
+                                  # typical card waits for another settled table
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     gate: GateSettings = field(default_factory=GateSettings)

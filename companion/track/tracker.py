@@ -21,9 +21,9 @@ Every settled change goes through `companion.game.referee.Referee`, the same
 referee as `judge`; nothing here knows the rules beyond asking it.
 
 This module holds the frames-to-settled-tables part; the rest of `Tracker` lives
-beside it by concern: naming cards (`naming`), the record of tables, moves and
-corrections (`record`), saving and resuming (`persistence`), and pure helpers over
-tables (`tables`).  Settings and `TrackEvent` are in `settings`.
+beside it by concern: naming cards (`naming`), doubtful new cards (`doubt`), dating
+cards found late (`dating`), the record of tables, moves and corrections (`record`),
+saving and resuming (`persistence`), and pure helpers over tables (`tables`).  Settings and `TrackEvent` are in `settings`.
 """
 from __future__ import annotations
 
@@ -31,19 +31,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import cv2
 import numpy as np
 
 from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
 
+from .dating import PlaceTest, SettledPictures, unmoved_test
+from .doubt import DoubtfulCards
 from .frames import EncodedFrame, full_image
 from .gap import GapStep, cut_out, gap_steps
 from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
-from .pushes import chain_push, components
+from .pushes import components
 from .reading import AnalyzeFn, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
@@ -63,7 +64,7 @@ class _Window:
     small: np.ndarray | None = None
 
 
-class Tracker(CardNaming, MoveRecord, SavedState):
+class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
     def __init__(self, analyze: AnalyzeFn, players: Sequence[str], deck: Deck | None = None,
                  settings: TrackerSettings | None = None,
                  referee_factory: Callable[..., Any] | None = None):
@@ -102,7 +103,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self._facing: dict[int, dict[int, str]] = {}  # middle -> {neighbour: colour facing it}
         # the settled pictures since the table was last given to the referee, that one first:
         # when a card found late was laid is read from where its place changed among them
-        self._pictures: list[tuple[int, np.ndarray]] = []
+        self._pictures = SettledPictures(self.gate, self.settings.unmoved_fraction)
         self._deferred = 0                          # settled readings in a row left unjudged
         self._waiting: dict[int, int] = {}          # new cards of a change left unjudged -> the
                                                     # frame of the picture that first showed them
@@ -271,11 +272,20 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             unseen = {t for t in gone - set(self._gone_since) if unmoved(self._track(t).corners)}
             # A card found where nothing changed since the last settle was not laid this turn:
             # if its place changed since the table was last judged, it was laid then and the
-            # reader missed it (`_laid_unseen`); otherwise it was never laid.
-            last_seen = self._unmoved(window, self._pictures[-1][1]) if self._pictures else None
+            # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
+            last_seen = self._unmoved(window, self._pictures.last) if len(self._pictures) else None
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-            late_found = {**self._seen_before(added, waited), **self._laid_unseen(stale, window),
-                          **self._laid_before_push(added - stale, present, edges, window)}
+            # One whose place changed only a little since then (a card laid against it) mostly
+            # lay there already: if its place changed in an earlier picture, it was laid then.
+            mostly = unmoved_test(self.gate, self._pictures.last, window.small, _shape(window),
+                                  self.settings.nudged_fraction) if len(self._pictures) > 1 else None
+            nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
+            late_found = {**self._pictures.seen_before(added, waited),
+                          **self._pictures.laid_unseen({t: self.tracks[t].corners for t in stale},
+                                                       window.small, _shape(window)),
+                          **self._pictures.laid_unseen({t: self.tracks[t].corners for t in nudged},
+                                                       self._pictures.last, _shape(window)),
+                          **self._laid_before_push(added - stale - nudged, present, edges, window)}
             ghosts = stale - set(late_found)
             ghost_links = {e for e in edges if e & ghosts}
             self.stats["unseen"] += len(unseen)
@@ -285,6 +295,16 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             present = (present - ghosts) | unseen
             edges = {e for e in edges if not e & ghosts}
             self._restore_links(unseen, present, edges)
+            # A card leaves the table only in a taken snake: one gone from its place while a
+            # new card of its kind, read doubtfully, turned up is that card carried (to be
+            # joined) and misread -- not a card taken and another laid.
+            carried = self._carried(gone, added - set(late_found), present, window)
+            if carried:
+                self.stats["carried"] += len(carried)
+                present, edges, latest = (_renamed(present, carried), _renamed(edges, carried),
+                                          _renamed(latest, carried))
+                gone -= set(carried.values())
+                added -= set(carried)
             # Nor can two settled cards that both stayed where they were have let go of each
             # other or come to touch: between them the settled links stand, whatever the
             # reader made of them (a misread or missed card read there broke a snake into
@@ -327,10 +347,14 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         taking = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         blind = {t for t in added if any(t in e for e in ghost_links)
                  or any(self._beside(t, u) for u in unseen | (hidden - taking))}
-        if problem is None and blind and not forced:
+        # Nor is a new card read doubtfully: a still picture is misread the same way in every
+        # frame, and the next settled table is read afresh.  It waits, as above.
+        unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
+        if problem is None and (blind or unsure) and not forced:
             if self._deferred < self.settings.max_deferred:
                 return self._defer(window, added, late_found)
-            problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
+            if blind:
+                problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
@@ -340,7 +364,12 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self._restore_links(hidden, present, edges)
         chains = chains_from_links(present, edges) if problem is None else None
         if problem is None and chains is None:
-            chains = chains_from_links(present, {e for e in latest if e <= present} | set())
+            # The links read do not make chains (a card with three neighbours, a loop): the
+            # settled links stand between settled cards and the new cards take the links read
+            # to them; failing that, the last reading alone.
+            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:]) if set(p) <= present}
+            chains = chains_from_links(present, settled | {e for e in edges if e - before}) \
+                or chains_from_links(present, {e for e in latest if e <= present})
             if chains is None:
                 problem = "the cards do not form chains"
         if problem is not None:
@@ -374,7 +403,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             self.codes.setdefault(t, self.deck.identity(Card.parse(
                 code_of({"tracks": chains, "table": table}, t))).code)
         self._remember(window, chains, table)
-        self._pictures = [(window.frames[-1], window.small)]
+        self._pictures.restart(window.frames[-1], window.small)
         for step, moves in zip(steps, judged):
             entry = {"frame": step.frame if step.frame is not None else frame,
                      "table": step.table, "tracks": step.tracks,
@@ -446,7 +475,7 @@ class Tracker(CardNaming, MoveRecord, SavedState):
             ids, codes = cut_out(chains, table, old | {t for t, j in late.items() if j <= k})
             steps.append(GapStep(ids + gone_chains, codes + gone_table,
                                  sorted(t for t, j in late.items() if j == k), [],
-                                 frame=self._pictures[k][0]))
+                                 frame=self._pictures.frame(k)))
         now = sorted(added - set(late))
         if now or taken or sorted(map(canonical_chain, table)) != sorted(
                 map(canonical_chain, steps[-1].table)):
@@ -454,19 +483,6 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         else:
             steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
         return steps
-
-    def _laid_unseen(self, cards: set, window: _Window) -> dict[int, int]:
-        """Of cards found where nothing changed since the last settle, those whose place
-        changed since the table was last judged: card -> index in `_pictures` of the first
-        settled picture that showed it (the reader missed it there)."""
-        tests = [self._unmoved(window, small) for _, small in self._pictures[:-1]]
-        out = {}
-        for t in cards:
-            corners = self.tracks[t].corners
-            changed = [k for k, test in enumerate(tests) if test is not None and not test(corners)]
-            if changed:
-                out[t] = max(changed) + 1
-        return out
 
     def _beside(self, a: int, b: int) -> bool:
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
@@ -478,16 +494,14 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         settled table, where they are found late and judged in order."""
         self._deferred += 1
         self.stats["deferred"] += 1
-        dated = {t: self._pictures[k][0] for t, k in late_found.items()}
+        dated = {t: self._pictures.frame(k) for t, k in late_found.items()}
         self._picture(window)
         self._waiting = {t: dated.get(t, window.frames[-1]) for t in added}
         return []
 
     def _picture(self, window: _Window) -> None:
         """Keep a settled picture: a card found later is dated by where its place changed."""
-        self._pictures = (self._pictures[:1] + self._pictures[-6:]) if len(self._pictures) > 7 \
-            else self._pictures
-        self._pictures.append((window.frames[-1], window.small))
+        self._pictures.keep(window.frames[-1], window.small)
 
     def _restore_links(self, kept: set, present: set, edges: set) -> None:
         """Give cards kept in place though unseen the links they had in the settled table."""
@@ -496,59 +510,23 @@ class Tracker(CardNaming, MoveRecord, SavedState):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
 
-    def _seen_before(self, added: set, waited: dict[int, int]) -> dict[int, int]:
-        """New cards of a change left unjudged (`waited`: card -> frame first showing it) were
-        laid by the picture that first showed them, whatever happened at their place since
-        (a card pushed to be joined no longer lies where the pixels could say so).
-        card -> index in `_pictures`."""
-        frames = [f for f, _ in self._pictures]
-        out = {}
-        for t in added & set(waited):
-            k = next((k for k, f in enumerate(frames) if f >= waited[t]), None)
-            if k is not None:
-                out[t] = k
-        return out
-
     def _laid_before_push(self, cards: set, present: set, edges: set, window: _Window
                           ) -> dict[int, int]:
-        """Of new cards whose place changed since the last settled picture, those in a chain
-        pushed since then that the reader missed in that picture: where each lay before the
-        push, that picture differs from the one before it (it was laid then), while a card
-        laid now finds the table there as it was.  card -> index in `_pictures` (as
-        `_laid_unseen`)."""
-        # (the push is measured from the last settled table: only when that is the last picture)
-        if len(self._pictures) < 2 or not cards or self._pictures[-1][0] != self._settled_frame:
-            return {}
-        last = _Window(image=window.image, small=self._pictures[-1][1])
-        changed_then = self._unmoved(last, self._pictures[-2][1])
-        if changed_then is None:
+        """Of new cards, those the reader missed in the last settled picture though their
+        chain was pushed since (see `SettledPictures.laid_before_push`)."""
+        if not cards:
             return {}
         now = {t: self.tracks[t].corners for t in present if t in self._settled_outlines}
-        group = components(present, edges)
-        out = {}
-        for t in cards:
-            push = chain_push(group[t], now, self._settled_outlines, self.tracks[t].size)
-            if push is not None and not changed_then(self.tracks[t].corners - push):
-                out[t] = len(self._pictures) - 1
-        return out
+        return self._pictures.laid_before_push(
+            {t: (self.tracks[t].corners, self.tracks[t].size) for t in cards},
+            components(present, edges), now, self._settled_outlines, self._settled_frame,
+            _shape(window))
 
-    def _unmoved(self, window: _Window, before: np.ndarray | None = None):
+    def _unmoved(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: did the pixels under that outline stay as they were when
         the table last settled (or in `before`)?  None when there is no picture to compare with."""
-        before = self._settled_small if before is None else before
-        now, image = window.small, window.image
-        if before is None or now is None or image is None or before.shape != now.shape:
-            return None
-        changed = self.gate.changed_mask(now, before)
-        scale = np.array([now.shape[1] / image.shape[1], now.shape[0] / image.shape[0]])
-
-        def unmoved(corners) -> bool:
-            region = np.zeros(changed.shape, np.uint8)
-            pts = np.round(np.asarray(corners, float) * scale).astype(np.int32)
-            cv2.fillConvexPoly(region, pts, 1)
-            inside = region.astype(bool)
-            return inside.sum() > 0 and changed[inside].mean() < self.settings.unmoved_fraction
-        return unmoved
+        return unmoved_test(self.gate, self._settled_small if before is None else before,
+                            window.small, _shape(window), self.settings.unmoved_fraction)
 
     def _enter_desync(self, reason: str, frame: int, window: _Window | None = None
                       ) -> list[TrackEvent]:
@@ -571,3 +549,12 @@ class Tracker(CardNaming, MoveRecord, SavedState):
         self.desync_reason = None
         return [TrackEvent("resync", frame, {"frame": frame, "desync": False})]
 
+
+def _shape(window: _Window) -> tuple[int, ...] | None:
+    return None if window.image is None else window.image.shape
+
+
+def _renamed(items: set, renamed: dict[int, int]) -> set:
+    """Card ids (or links: frozensets of two) with some cards renamed."""
+    return {frozenset(renamed.get(t, t) for t in x) if isinstance(x, frozenset)
+            else renamed.get(x, x) for x in items}

@@ -1,0 +1,126 @@
+"""When was a card found late laid?  Dating it back by the settled pictures.
+
+The reader misses cards now and then; a card found only at a later settled
+table must still be judged in the turn it was laid.  The pixels say when: its
+place changed in the settled picture of that turn and stayed as it was since.
+`SettledPictures` keeps the settled pictures since the table was last given to
+the referee (that one first) and answers, per card, which of them first showed
+it -- by where its place changed, by the frame a waiting change first showed it
+in, or by where it lay before its chain was pushed.
+
+A date is an index into the pictures (`SettledPictures.frame(k)` is its frame).
+Outlines are four corners in full-image pixels; pictures are the change gate's
+small copies.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+import cv2
+import numpy as np
+
+from .gate import ChangeGate
+from .pushes import chain_push
+
+# corners (4 x 2, full-image pixels) -> the pixels under that outline did not change
+PlaceTest = Callable[[np.ndarray], bool]
+Corners = np.ndarray
+KEEP = 7   # settled pictures kept: the judged one and the latest few
+
+
+def unmoved_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | None,
+                 image_shape: tuple[int, ...] | None, fraction: float) -> PlaceTest | None:
+    """A test: did the pixels under an outline stay as they were in `before`?  (Under
+    `fraction` of them changed.)  None when there is no picture to compare with."""
+    if before is None or now is None or image_shape is None or before.shape != now.shape:
+        return None
+    changed = gate.changed_mask(now, before)
+    scale = np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]])
+
+    def unmoved(corners) -> bool:
+        region = np.zeros(changed.shape, np.uint8)
+        pts = np.round(np.asarray(corners, float) * scale).astype(np.int32)
+        cv2.fillConvexPoly(region, pts, 1)
+        inside = region.astype(bool)
+        return inside.sum() > 0 and changed[inside].mean() < fraction
+    return unmoved
+
+
+class SettledPictures:
+    """The settled pictures (frame, small copy) since the table was last judged, that one
+    first, and the dates they give cards found late."""
+
+    def __init__(self, gate: ChangeGate, unmoved_fraction: float):
+        self.gate = gate
+        self.unmoved_fraction = unmoved_fraction
+        self._shots: list[tuple[int, np.ndarray]] = []
+
+    def __len__(self) -> int:
+        return len(self._shots)
+
+    def frame(self, k: int) -> int:
+        """The frame of the k-th picture (a date's frame)."""
+        return self._shots[k][0]
+
+    @property
+    def last(self) -> np.ndarray | None:
+        return self._shots[-1][1] if self._shots else None
+
+    def restart(self, frame: int, small: np.ndarray) -> None:
+        """The table was judged from this picture: dating starts again from it."""
+        self._shots = [(frame, small)]
+
+    def keep(self, frame: int, small: np.ndarray) -> None:
+        """Keep a settled picture (the judged one and the latest few)."""
+        if len(self._shots) > KEEP:
+            self._shots = self._shots[:1] + self._shots[-(KEEP - 1):]
+        self._shots.append((frame, small))
+
+    def test(self, now: np.ndarray | None, image_shape, before: np.ndarray | None) -> PlaceTest | None:
+        return unmoved_test(self.gate, before, now, image_shape, self.unmoved_fraction)
+
+    def laid_unseen(self, cards: Mapping[int, Corners], now: np.ndarray | None,
+                    image_shape) -> dict[int, int]:
+        """Of cards found where nothing changed since the last settle, those whose place
+        changed since the table was last judged: card -> the first picture that showed it
+        (the one after the last in which its place changed; the reader missed it there)."""
+        tests = [self.test(now, image_shape, small) for _, small in self._shots[:-1]]
+        out = {}
+        for t, corners in cards.items():
+            changed = [k for k, test in enumerate(tests) if test is not None and not test(corners)]
+            if changed:
+                out[t] = max(changed) + 1
+        return out
+
+    def seen_before(self, added: Iterable[int], waited: Mapping[int, int]) -> dict[int, int]:
+        """New cards of a change left unjudged (`waited`: card -> frame first showing it) were
+        laid by the picture that first showed them, whatever happened at their place since
+        (a card pushed to be joined no longer lies where the pixels could say so)."""
+        frames = [f for f, _ in self._shots]
+        out = {}
+        for t in set(added) & set(waited):
+            k = next((k for k, f in enumerate(frames) if f >= waited[t]), None)
+            if k is not None:
+                out[t] = k
+        return out
+
+    def laid_before_push(self, cards: Mapping[int, tuple[Corners, float]], chain_of: Mapping[int, set],
+                         now: Mapping[int, Corners], then: Mapping[int, Corners],
+                         settled_frame: int | None, image_shape) -> dict[int, int]:
+        """Of new cards (`cards`: card -> corners now, size) whose place changed since the last
+        settled picture, those in a chain (`chain_of`) pushed since then that the reader missed
+        in that picture: where each lay before the push, that picture differs from the one
+        before it (it was laid then), while a card laid now finds the table there as it was.
+        `now` and `then` are the outlines of the settled cards now and at the last settle."""
+        # (the push is measured from the last settled table: only when that is the last picture)
+        if len(self._shots) < 2 or not cards or self._shots[-1][0] != settled_frame:
+            return {}
+        changed_then = self.test(self._shots[-1][1], image_shape, self._shots[-2][1])
+        if changed_then is None:
+            return {}
+        out = {}
+        for t, (corners, size) in cards.items():
+            push = chain_push(chain_of[t], now, then, size)
+            if push is not None and not changed_then(corners - push):
+                out[t] = len(self._shots) - 1
+        return out

@@ -1,0 +1,69 @@
+"""Doubtful new cards: what the reader may have got wrong about a card just found.
+
+A still picture is misread the same way in every frame of it, so voting within
+one settled table cannot correct a card misread there; the next table, read
+afresh, can.  A new card no reading of which was about as sure as the table's
+typical card, or read as a card whose copies are all out already, is doubtful:
+its change waits for the next table (`Tracker._compare`), unless it is a card
+gone from its place, carried and misread -- then it is merged into that card's
+track.  Mixed into `Tracker`; it uses the tracker's tracks, codes, deck, referee.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from companion.game.cards import Card
+
+if TYPE_CHECKING:
+    from .tracker import _Window
+
+
+class DoubtfulCards:
+    def _doubtful(self, cards: set, present: set, window: _Window) -> set:
+        """New cards no reading of which was about as sure as the table's typical card, or read
+        as a card whose copies are all on the table or in the piles already (the deck says
+        it is unlikely)."""
+        sure = [c.confidence for r in window.readings for c in r.cards]
+        typical = float(np.median(sure)) if sure else 0.0
+        others = [Card.parse(self.codes[t]) for t in present if t in self.codes]
+        others += [Card.parse(code) for pile in self.referee.piles().values()
+                   for snake in pile for code in snake if code != "unknown"]
+        left = self.deck.remaining(others)
+        return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical
+                or left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
+
+    def _carried(self, gone: set, added: set, present: set, window: _Window) -> dict[int, int]:
+        """New cards that are gone cards carried and misread (new -> gone), merged into them:
+        the new card was read doubtfully (`_doubtful`), it is of the gone card's kind with at
+        most one colour read otherwise, and neither has another such partner."""
+        whole = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
+        unsure = self._doubtful(added, present, window)
+        if not unsure:
+            return {}
+        partners: dict[int, set] = {}
+        for g in gone - whole:
+            was = Card.parse(self.codes.get(g) or self._track(g).identity)
+            for a in unsure:
+                now = Card.parse(self._deck_reading(a))
+                if now.kind is was.kind and \
+                        len(set(now.colours) & set(was.colours)) >= len(was.colours) - 1:
+                    partners.setdefault(g, set()).add(a)
+        pairs = {next(iter(news)): g for g, news in partners.items() if len(news) == 1}
+        pairs = {a: g for a, g in pairs.items()
+                 if sum(a in news for news in partners.values()) == 1}
+        for a, g in pairs.items():
+            self._merge_track(a, g)
+        return pairs
+
+    def _merge_track(self, new: int, old: int) -> None:
+        """Track `new` was `old` all along: its sightings join old's, its place is old's now."""
+        a, g = self.tracks.pop(new), self.tracks[old]
+        g.votes.update(a.votes)
+        g.centre, g.size, g.corners = a.centre, a.size, a.corners
+        g.colour_dirs = {**g.colour_dirs, **a.colour_dirs}
+        g.sightings += a.sightings
+        g.surest = max(g.surest, a.surest)
+        g.last_frame = a.last_frame
+        self._looks[old] += self._looks.pop(new, 0)

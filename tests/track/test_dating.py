@@ -1,0 +1,70 @@
+"""Dating cards found late by the settled pictures (`companion.track.dating`)."""
+import numpy as np
+
+from companion.track.dating import KEEP, SettledPictures
+from companion.track.gate import ChangeGate
+
+SHAPE = (90, 160, 3)          # the full image; the pictures below are its small copies
+CARD = np.array([[40.0, 20.0], [60.0, 20.0], [60.0, 50.0], [40.0, 50.0]])
+ELSEWHERE = CARD + [80.0, 30.0]
+
+
+def picture(*cards: np.ndarray) -> np.ndarray:
+    """A textured table (so that change is measured against real contrast) with cards on it."""
+    rng = np.random.default_rng(0)
+    small = rng.normal(0, 20, SHAPE).astype(np.float32)
+    for corners in cards:
+        x0, y0 = corners.min(axis=0).astype(int)
+        x1, y1 = corners.max(axis=0).astype(int)
+        small[y0:y1, x0:x1] = 150.0
+    return small
+
+
+def pictures(*shots: np.ndarray) -> SettledPictures:
+    dating = SettledPictures(ChangeGate(), unmoved_fraction=0.1)
+    dating.restart(100, shots[0])
+    for k, small in enumerate(shots[1:], 1):
+        dating.keep(100 + 10 * k, small)
+    return dating
+
+
+def test_a_card_missed_when_laid_is_dated_by_the_picture_where_its_place_changed():
+    # judged table (no card), the card laid at 110 (missed by the reader), another turn at 120
+    dating = pictures(picture(), picture(CARD), picture(CARD, ELSEWHERE))
+    now = picture(CARD, ELSEWHERE)
+    assert dating.laid_unseen({7: CARD}, now, SHAPE) == {7: 1}
+    assert dating.frame(1) == 110
+
+
+def test_a_card_whose_place_never_changed_has_no_date():
+    dating = pictures(picture(CARD), picture(CARD, ELSEWHERE))
+    assert dating.laid_unseen({7: CARD}, picture(CARD, ELSEWHERE), SHAPE) == {}
+
+
+def test_a_waiting_card_is_dated_by_the_first_picture_at_or_after_the_frame_that_showed_it():
+    dating = pictures(picture(), picture(CARD), picture(CARD))
+    assert dating.seen_before({7, 8}, {7: 105, 9: 100}) == {7: 1}
+    assert dating.seen_before({7}, {7: 500}) == {}
+
+
+def test_a_card_in_a_pushed_chain_is_dated_where_it_lay_before_the_push():
+    push = np.array([30.0, 0.0])
+    neighbour = CARD - [20.0, 0.0]
+    # laid (unseen) at 110 beside its neighbour; by now the chain was pushed 30 px right
+    dating = pictures(picture(neighbour), picture(neighbour, CARD))
+    out = dating.laid_before_push({7: (CARD + push, 20.0)}, {7: {3, 7}},
+                                  now={3: neighbour + push}, then={3: neighbour},
+                                  settled_frame=110, image_shape=SHAPE)
+    assert out == {7: 1}
+    # a card laid only now finds the last picture as it was where it lies before the push
+    dating = pictures(picture(neighbour), picture(neighbour))
+    out = dating.laid_before_push({7: (CARD + push, 20.0)}, {7: {3, 7}},
+                                  now={3: neighbour + push}, then={3: neighbour},
+                                  settled_frame=110, image_shape=SHAPE)
+    assert out == {}
+
+
+def test_the_judged_picture_and_the_latest_few_are_kept():
+    dating = pictures(*[picture() for _ in range(12)])
+    assert len(dating) == KEEP + 1
+    assert dating.frame(0) == 100 and dating.frame(len(dating) - 1) == 210
