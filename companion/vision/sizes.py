@@ -46,10 +46,6 @@ class CardSizes:
         plane = _consensus_plane(np.array(centres), factor)
         return cls(short, long_, plane)
 
-    @classmethod
-    def constant(cls, short: float, long_: float) -> "CardSizes":
-        return cls(short, long_)
-
     def __bool__(self) -> bool:
         return self.short > 0
 

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from .quads import fit_quad, quad_shape_score
+from .sizes import CardSizes
 
 SPLIT_BUDGET = 160         # cuts tried per frame when separating touching cards
 
@@ -152,7 +153,7 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
     return out
 
 
-def peel_strip(contour: np.ndarray, gradient, sizes, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
+def peel_strip(contour: np.ndarray, gradient, sizes: CardSizes, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
     """A snake of touching cards (straight or bending at its joints) cut into cards.
 
     Where no notch shows in its outline, two touching cards still part along
@@ -160,9 +161,9 @@ def peel_strip(contour: np.ndarray, gradient, sizes, max_cards: int = 16) -> lis
     table), while the art inside a card runs mostly along it.  From one end of
     the strip, the strongest such seam about a card's length on ends the first
     card; the rest is peeled the same way, each card along the strip's own
-    direction there, so a snake may bend at every joint.  `sizes` (a
-    `CardSizes`) says how large a card looks where each is peeled: a row
-    running away from the camera shrinks card by card.
+    direction there, so a snake may bend at every joint.  `sizes` says how
+    large a card looks where each is peeled: a row running away from the
+    camera shrinks card by card.
     """
     x, y, w, h = cv2.boundingRect(contour)
     origin = np.array([x - 1, y - 1], np.float64)

@@ -101,7 +101,7 @@ def test_touching_cards_part_at_their_seams(angles):
     contour = max(cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
     gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     # the lone cards of the picture said 60 x 90: a little off the true 96
-    pieces = peel_strip(contour, gradient, CardSizes.constant(60.0, 90.0))
+    pieces = peel_strip(contour, gradient, CardSizes(60.0, 90.0))
     assert len(pieces) == len(cards)
     for c in cards:
         assert max(polygon_iou(q, c) for q, _ in pieces) > 0.8
@@ -112,7 +112,7 @@ def test_a_region_wider_than_a_card_is_not_peeled():
     cv2.rectangle(region, (50, 50), (350, 250), 255, -1)
     contour = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
     flat = np.zeros((300, 400), np.float32)
-    assert peel_strip(contour, (flat, flat), CardSizes.constant(60.0, 96.0)) == []
+    assert peel_strip(contour, (flat, flat), CardSizes(60.0, 96.0)) == []
 
 
 def _rounded_card(mask, x, y, w, h, r):
