@@ -13,6 +13,8 @@ import itertools
 
 import numpy as np
 
+from .outline import CardOutline
+
 MIN_CARDS_FOR_PLANE = 4   # fewer cards give one size for the whole picture
 OUTLIER = 0.2             # a card off the plane by more than this share does not support it
 MAX_TRIES = 220           # triples of cards tried as the plane's support
@@ -31,13 +33,9 @@ class CardSizes:
         """Sizes learnt from cards found alone (nothing known without any)."""
         if not quads:
             return cls(0.0, 0.0)
-        sides, centres = [], []
-        for q in quads:
-            e = np.linalg.norm(np.roll(q, -1, 0) - q, axis=1)
-            a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
-            sides.append((min(a, b), max(a, b)))
-            centres.append(q.mean(axis=0))
-        sides = np.array(sides)
+        outlines = [CardOutline(q) for q in quads]
+        sides = np.array([(o.short_side, o.long_side) for o in outlines])
+        centres = [o.centre for o in outlines]
         short, long_ = np.median(sides, axis=0)
         if len(quads) < MIN_CARDS_FOR_PLANE:
             return cls(short, long_)
