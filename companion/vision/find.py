@@ -28,6 +28,8 @@ MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
 BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon only when it fits this well
+PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
+PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
 
 
@@ -126,7 +128,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             elif area > 1.6 * min_area:
                 blobs.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
-    sizes = CardSizes.from_cards([q for q, _ in kept])
+    alone, sizes = card_sizes([q for q, _ in kept], [b[0] for b in blobs if b[2] is edges],
+                              0.5 * (aspect_lo + aspect_hi))
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
@@ -156,7 +159,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         if sizes and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * _card_area(sizes, c)):
             continue  # every card in it was found alone: cutting it would only find them again
         # one card found alone may itself be two: its size bounds pieces only when others agree
-        bound = sizes.at((x + w / 2, y + h / 2)) if len(kept) >= 2 else (0.0, 0.0)
+        bound = sizes.at((x + w / 2, y + h / 2)) if len(alone) >= 2 else (0.0, 0.0)
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
@@ -173,7 +176,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         split_regions = [q for q, _ in pieces]
         kept = [(q, s) for q, s in kept if apparent_aspect(q) <= 1.75
                 or not any(_contains(q, p) for p in split_regions)]
-    return suppress(size_prior(pieces + kept, sizes if len(kept) >= 3 else None))
+    return suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
 
 
 def size_prior(cands: list[tuple[np.ndarray, float]],
@@ -200,6 +203,55 @@ def size_prior(cands: list[tuple[np.ndarray, float]],
         off = abs(np.log(max(area, 1e-6) / typical))
         out.append((q, score * float(np.clip(1.0 - max(0.0, off - 0.3), 0.3, 1.0))))
     return out
+
+
+def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
+               aspect: float) -> tuple[list[np.ndarray], CardSizes]:
+    """The cards found alone that tell a card's size, and that size.
+
+    On a table of the paper's colour, the colour maps see only the snakes'
+    bodies, and a piece of body between two bends is a fine small
+    quadrilateral: learnt from, it halves every card, and no row is cut
+    right.  The edge map holds those rows (`rows`, its regions of several
+    cards) by their rims: a piece lies along the middle of one
+    (`_part_of_strip`), and when the rows are far wider than everything
+    found alone, all of it was pieces; a row's width is then a card's short
+    side (its long side unknown: `aspect` times that).
+    """
+    alone = [q for q in found if not _part_of_strip(q, rows)]
+    sizes = CardSizes.from_cards(alone)
+    if len(rows) >= 2:
+        width = float(np.median([_strip_width(c) for c in rows]))
+        if not sizes or width > PIECES_NARROWER * sizes.short:
+            return [], CardSizes(width, aspect * width)
+    return alone, sizes
+
+
+def _part_of_strip(quad: np.ndarray, regions: list[np.ndarray]) -> bool:
+    """Whether a quad lies along the middle of a region far wider than itself.
+
+    A piece of a snake's body between two bends is a fine quadrilateral, and
+    on a table of the paper's colour it stands out alone; but it runs down the
+    middle of its row of cards, which the edge map holds as one region: its
+    centre lies deeper inside that region than the piece is wide.  A card in
+    a row lies no deeper than half its own width.
+    """
+    outline = CardOutline(quad)
+    x, y = (float(v) for v in outline.centre)
+    for c in regions:
+        bx, by, bw, bh = cv2.boundingRect(c)
+        if bx <= x <= bx + bw and by <= y <= by + bh and \
+                cv2.pointPolygonTest(c, (x, y), True) > PIECE_DEPTH * outline.short_side:
+            return True
+    return False
+
+
+def _strip_width(contour: np.ndarray) -> float:
+    """Twice the deepest point inside a region: the width of a row of cards."""
+    x, y, w, h = cv2.boundingRect(contour)
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, -1, offset=(1 - x, 1 - y))
+    return 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
 
 
 def _card_area(sizes: CardSizes, contour: np.ndarray) -> float:

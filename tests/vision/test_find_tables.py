@@ -210,3 +210,40 @@ def test_the_rim_is_what_proves_a_card_cut_from_the_edges():
     cv2.polylines(edges, [np.round(card).astype(np.int32)], True, 255, 1)
     assert rim_support(edges, card) > 0.9
     assert rim_support(edges, card + (75, 0)) < 0.6   # half a card off: only its long sides' halves
+
+
+def _region(corners):
+    return np.round(corners).astype(np.int32).reshape(-1, 1, 2)
+
+
+def test_pieces_of_body_along_a_row_do_not_set_the_card_size():
+    """On a table of the paper's colour the colour maps see only the bodies: a piece of
+    body between two bends, a third of a card wide, is the only thing found alone.  It
+    lies along the middle of its row, which the edge map holds by the rims, and the rows'
+    width is the card's short side."""
+    from companion.vision.find import card_sizes
+    rows = [_region(_card_corners((300, 100 + 200 * k), (600, 100), 0)) for k in range(2)]
+    pieces = [_card_corners((150 + 150 * k, 100), (90, 30), 0) for k in range(3)]
+    alone, sizes = card_sizes(pieces, rows, 1.4)
+    assert alone == []
+    assert sizes.short == pytest.approx(100, abs=3) and sizes.long == pytest.approx(140, abs=5)
+    # a card of the row found alone lies no deeper in it than half its width: it is learnt from
+    card = _card_corners((50, 100), (100, 100), 0)
+    alone, sizes = card_sizes([card] + pieces[1:], rows, 1.4)
+    assert len(alone) == 1 and alone[0] is card
+
+
+def test_rows_on_a_table_of_the_paper_s_colour_are_cut_at_card_size_not_body_size():
+    """Two rows of touching cream cards on cream laminate, nothing alone: what the
+    colour maps see are the bodies, in pieces.  The rows are cut into whole cards."""
+    table = (204, 226, 236)
+    img = np.full((540, 960, 3), table, np.uint8)
+    size = (100, 150)
+    rows = [_card_corners((210 + 150 * k, 150 + 230 * r), (size[1], size[0]), 0)
+            for r in range(2) for k in range(4)]
+    for c in rows:
+        _draw_card(img, c, body=(60, 160, 40))
+        cv2.polylines(img, [np.round(c).astype(np.int32)], True, (170, 190, 200), 2, cv2.LINE_AA)
+    found = find_cards(_noisy(img, 7, 1.5))
+    assert all(_found(found, c) > 0.85 for c in rows), [round(_found(found, c), 2) for c in rows]
+    assert len(found) == len(rows)   # and no piece of body besides
