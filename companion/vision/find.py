@@ -71,8 +71,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, np.ndarray]] = []
-    # (contour, closed map, image its contrast is read in, area, share of its bounding rectangle filled)
-    blobs: list[tuple[np.ndarray, bool, np.ndarray, float, float]] = []
+    # (contour, closed map, image its contrast is read in, the step its cards show there,
+    #  area, share of its bounding rectangle filled)
+    blobs: list[tuple[np.ndarray, bool, np.ndarray, float, float, float]] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
@@ -81,10 +82,10 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
     # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
     # a closed map's
-    masks = [(m, closed, lab) for m, closed in maps[:-1]] + [(maps[-1][0], True, edges)]
+    masks = [(m.mask, m.closed, lab, m.step) for m in maps[:-1]] + [(maps[-1].mask, True, edges, 0.0)]
     rarity, rare = rare_colour_masks(lab)
-    masks += [(m, closed, rarity[..., None]) for m, closed in rare]
-    for mask, closed, contrast_in in masks:
+    masks += [(m.mask, m.closed, rarity[..., None], m.step) for m in rare]
+    for mask, closed, contrast_in, step in masks:
         from_edges = contrast_in is edges
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in contours:
@@ -104,7 +105,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             hull_area = cv2.contourArea(hull)
             rect = cv2.minAreaRect(c)
             (_, _), (rw, rh), _ = rect
-            blob = (c, closed, contrast_in, area, area / max(1.0, rw * rh))
+            blob = (c, closed, contrast_in, step, area, area / max(1.0, rw * rh))
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
                     blobs.append(blob)
@@ -119,7 +120,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 if boxed_score >= BOXED_SCORE:
                     quad, score = boxed, boxed_score
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
-                if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad) >= 0.7:
+                if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= 0.7:
                     singles.append((quad, score, c))
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))
@@ -133,11 +134,11 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
-    blobs.sort(key=lambda b: -b[4])
+    blobs.sort(key=lambda b: -b[5])
     if sizes:
         # with the cards' size known, a region too small to hold two is a piece of one card,
         # and rows of many cards go first: each cut there parts more cards
-        cards_in = {id(b): b[3] / _card_area(sizes, b[0]) for b in blobs}
+        cards_in = {id(b): b[4] / _card_area(sizes, b[0]) for b in blobs}
         blobs = [b for b in blobs if cards_in[id(b)] >= 1.2]
         blobs.sort(key=lambda b: -min(cards_in[id(b)], 12.0))
         # seams between touching cards of that size are looked for in the lightness
@@ -146,7 +147,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
-    for c, closed, contrast_in, _, _ in blobs:
+    for c, closed, contrast_in, step, _, _ in blobs:
         box = cv2.boundingRect(c)
         if any(cl == closed and seen_in is contrast_in and _box_iou(box, b) > 0.85
                for cl, seen_in, b in blob_boxes):
@@ -170,7 +171,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
         else:
-            pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q) >= 0.6)
+            pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= 0.6)
     if pieces:
         # a region that splits into cards is not one long card
         split_regions = [q for q, _ in pieces]

@@ -9,10 +9,13 @@ notches between touching cards or closed to bridge a body's dark outline.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 from scipy import ndimage
+
+from .quads import CLEAR_STEP
 
 BORDER_SHARE = 0.06   # of the picture's short side: the ring taken to show the table
 RARITY_BINS = 32      # per Lab axis: 8 units wide, finer than cream from white
@@ -20,14 +23,22 @@ TABLE_SHARE = 0.8     # about how much of a picture is table
 RARE = 230            # P(table | colour) under a tenth: the border is only a sample of the table
 
 
+class CardMap(NamedTuple):
+    """A binary map in which cards stand out as regions."""
+
+    mask: np.ndarray
+    closed: bool                # closed to bridge a body's outline (else opened: notches kept)
+    step: float = CLEAR_STEP    # the colour step a card of this map shows across its outline
+
+
 def _closing_size(shape: tuple[int, ...]) -> int:
     """The closing that bridges a body's outline: about half a percent of the picture."""
     return max(3, int(round(max(shape[0], shape[1]) / 200)))
 
 
-def candidate_masks(lab: np.ndarray) -> tuple[list[tuple[np.ndarray, bool]], np.ndarray]:
-    """Binary maps in which cards are likely to stand out as regions, each flagged `closed`,
-    and the edges the last of them is made of (`rim_edges`).
+def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray]:
+    """Binary maps in which cards are likely to stand out as regions, and the edges the
+    last of them is made of (`rim_edges`).
 
     A pixel is foreground when its colour is far from every colour the table
     is made of (a patterned cloth has several).  Open maps keep the notches
@@ -42,19 +53,21 @@ def candidate_masks(lab: np.ndarray) -> tuple[list[tuple[np.ndarray, bool]], np.
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     out = []
     # L1 distances (about 1.3 times the Euclidean ones); on a smooth table, cards
-    # paler in contrast than the lowest of them still stand out of its own noise
+    # paler in contrast than the lowest of them still stand out of its own noise,
+    # and show no more than that level across their outline
     noise = float(np.percentile(_ring(dist[..., None]), 90))
     levels = (18, 28, 44) if 2.0 * noise > 14 else (max(8.0, 2.0 * noise), 18, 28, 44)
     for t in levels:
         m = cv2.morphologyEx(cv2.threshold(dist, t, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN, opening)
-        out.append((m, False))
-        out.append((cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True))
+        step = min(CLEAR_STEP, t)
+        out.append(CardMap(m, False, step))
+        out.append(CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, step))
     edges = rim_edges(lab[..., 0])
-    out.append((edge_regions(edges, k + 2), False))
+    out.append(CardMap(edge_regions(edges, k + 2), False))
     return out, edges
 
 
-def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, bool]]]:
+def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
     """Maps of the pixels whose colour the table's border seldom shows, and the rarity map.
 
     A patterned cloth shares colours with the paper (white squares beside
@@ -70,7 +83,7 @@ def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarra
                          np.ones((3, 3), np.uint8))
     k = _closing_size(lab.shape)
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    return rarity, [(m, False), (cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True)]
+    return rarity, [CardMap(m, False), CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True)]
 
 
 def evenly_lit(L: np.ndarray) -> np.ndarray:

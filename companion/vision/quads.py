@@ -12,6 +12,8 @@ import math
 import cv2
 import numpy as np
 
+CLEAR_STEP = 14.0   # Lab units: a colour step across an outline that noise and print do not make
+
 
 def fit_quad(contour: np.ndarray, refine: bool = True, hull: np.ndarray | None = None) -> np.ndarray | None:
     """The four corners of a card-shaped contour; `refine` squares off rounded corners.
@@ -236,8 +238,8 @@ def rim_support(edges: np.ndarray, quad: np.ndarray) -> float:
     return _SideFrame(points, quad).coverage(np.ones(len(points), bool))
 
 
-def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
-    """Fraction of the outline along which inside and outside differ clearly in colour."""
+def edge_contrast(lab: np.ndarray, quad: np.ndarray, step: float = CLEAR_STEP) -> float:
+    """Fraction of the outline along which inside and outside differ in colour by more than `step`."""
     c = quad.mean(axis=0)
     d = quad[_NEXT] - quad
     short = min(np.linalg.norm(d[0]), np.linalg.norm(d[1]))
@@ -261,7 +263,7 @@ def edge_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
     vi = lab[xi[:, 1], xi[:, 0]].astype(np.float32)
     vo = lab[xo[:, 1], xo[:, 0]].astype(np.float32)
     delta = np.linalg.norm(vi - vo, axis=1)[ok]
-    return float(np.mean(delta > 14))
+    return float(np.mean(delta > step))
 
 
 _ALONG = np.linspace(0.1, 0.9, 16)   # where along each side edge_contrast looks
