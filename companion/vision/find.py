@@ -10,6 +10,7 @@ are refined at full resolution, in small windows.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -31,6 +32,17 @@ BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon on
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
+
+
+class Blob(NamedTuple):
+    """A region of a map that is not one card by itself: none, or several touching."""
+
+    contour: np.ndarray
+    closed: bool               # from a closed map
+    contrast_in: np.ndarray    # the image its cards' outlines are proven in
+    step: float                # the colour step they show there
+    area: float
+    fill: float                # share of its least rectangle it fills
 
 
 def work_scale(shape: tuple[int, ...]) -> float:
@@ -71,9 +83,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, np.ndarray]] = []
-    # (contour, closed map, image its contrast is read in, the step its cards show there,
-    #  area, share of its bounding rectangle filled)
-    blobs: list[tuple[np.ndarray, bool, np.ndarray, float, float, float]] = []
+    blobs: list[Blob] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
@@ -105,7 +115,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             hull_area = cv2.contourArea(hull)
             rect = cv2.minAreaRect(c)
             (_, _), (rw, rh), _ = rect
-            blob = (c, closed, contrast_in, step, area, area / max(1.0, rw * rh))
+            blob = Blob(c, closed, contrast_in, step, area, area / max(1.0, rw * rh))
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
                     blobs.append(blob)
@@ -129,16 +139,16 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             elif area > 1.6 * min_area:
                 blobs.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
-    alone, sizes = card_sizes([q for q, _ in kept], [b[0] for b in blobs if b[2] is edges],
+    alone, sizes = card_sizes([q for q, _ in kept], [b.contour for b in blobs if b.contrast_in is edges],
                               0.5 * (aspect_lo + aspect_hi))
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
-    blobs.sort(key=lambda b: -b[5])
+    blobs.sort(key=lambda b: -b.fill)
     if sizes:
         # with the cards' size known, a region too small to hold two is a piece of one card,
         # and rows of many cards go first: each cut there parts more cards
-        cards_in = {id(b): b[4] / _card_area(sizes, b[0]) for b in blobs}
+        cards_in = {id(b): b.area / _card_area(sizes, b.contour) for b in blobs}
         blobs = [b for b in blobs if cards_in[id(b)] >= 1.2]
         blobs.sort(key=lambda b: -min(cards_in[id(b)], 12.0))
         # seams between touching cards of that size are looked for in the lightness
