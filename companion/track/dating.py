@@ -54,9 +54,6 @@ class SettledPictures:
         self.gate = gate
         self.unmoved_fraction = unmoved_fraction
         self._shots: list[tuple[int, np.ndarray]] = []
-        # the last settled picture before the judged one, when the judged change laid no card
-        # (a snake taken): a card laid in the same picture may have been missed there
-        self._before: tuple[int, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self._shots)
@@ -74,10 +71,8 @@ class SettledPictures:
         """The picture the table was last judged from."""
         return self._shots[0][1] if self._shots else None
 
-    def restart(self, frame: int, small: np.ndarray, laid: bool = True) -> None:
-        """The table was judged from this picture (`laid`: a new card was judged in it): dating
-        starts again from it."""
-        self._before = self._shots[-1] if self._shots and not laid else None
+    def restart(self, frame: int, small: np.ndarray) -> None:
+        """The table was judged from this picture: dating starts again from it."""
         self._shots = [(frame, small)]
 
     def keep(self, frame: int, small: np.ndarray) -> None:
@@ -122,13 +117,10 @@ class SettledPictures:
         in that picture: where each lay before the push, that picture differs from the one
         before it (it was laid then), while a card laid now finds the table there as it was.
         `now` and `then` are the outlines of the settled cards now and at the last settle."""
-        # (the push is measured from the last settled table: only when that is the last picture;
-        # when that is the judged one, a card laid then is dated to it: date 0)
-        shots = self._shots if len(self._shots) > 1 or self._before is None \
-            else [self._before] + self._shots
-        if len(shots) < 2 or not cards or shots[-1][0] != settled_frame:
+        # (the push is measured from the last settled table: only when that is the last picture)
+        if len(self._shots) < 2 or not cards or self._shots[-1][0] != settled_frame:
             return {}
-        changed_then = self.test(shots[-1][1], image_shape, shots[-2][1])
+        changed_then = self.test(self._shots[-1][1], image_shape, self._shots[-2][1])
         if changed_then is None:
             return {}
         out = {}

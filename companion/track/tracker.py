@@ -412,7 +412,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             self.codes.setdefault(t, self.deck.identity(Card.parse(
                 code_of({"tracks": chains, "table": table}, t))).code)
         self._remember(window, chains, table)
-        self._pictures.restart(window.frames[-1], window.small, laid=bool(added))
+        self._pictures.restart(window.frames[-1], window.small)
         for step, moves in zip(steps, judged):
             entry = {"frame": step.frame if step.frame is not None else frame,
                      "table": step.table, "tracks": step.tracks,

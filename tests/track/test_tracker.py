@@ -549,22 +549,6 @@ def test_a_card_missed_when_laid_is_dated_right_though_its_chain_was_pushed_sinc
     assert summary(tracker.moves) == summary(want["moves"])
 
 
-def test_a_card_missed_in_the_turn_a_snake_was_taken_is_dated_to_it_though_pushed_since():
-    # the second table shows a complete snake collected and a card laid, which every reading
-    # misses; by the third that card's chain was pushed aside while another card was laid
-    # elsewhere: the missed card was laid in the turn of the collection, not with the new one
-    chains = [[["H-purple", "M-purple-blue", "T-blue"], ["M-blue-green"]],
-              [["M-blue-green", "M-green-yellow"]],
-              [["M-blue-green", "M-green-yellow"], ["H-red"]]]
-    tables = [analysis(chains[0]), analysis(chains[1], {0: (0.0, 70.0)}),
-              analysis(chains[2], {0: (16.0, 82.0), 1: (300.0, 100.0)})]
-    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["green", "yellow"]))
-    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
-    p = Player(tracker, analyzer)
-    p.play(tables)
-    assert summary(tracker.moves) == summary(expected(chains)["moves"])
-
-
 def test_a_link_misread_between_two_cards_that_stayed_put_does_not_split_their_snake():
     # every reading of the fifth table sees the snake's head apart from the rest (as when a
     # card between them is missed, or misread into another card): nothing moved there, so
