@@ -66,6 +66,11 @@ class SettledPictures:
     def last(self) -> np.ndarray | None:
         return self._shots[-1][1] if self._shots else None
 
+    @property
+    def judged(self) -> np.ndarray | None:
+        """The picture the table was last judged from."""
+        return self._shots[0][1] if self._shots else None
+
     def restart(self, frame: int, small: np.ndarray) -> None:
         """The table was judged from this picture: dating starts again from it."""
         self._shots = [(frame, small)]

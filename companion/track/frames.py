@@ -39,6 +39,10 @@ class EncodedFrame:
         """The picture at the strongest JPEG reduction that keeps about `height` rows."""
         if not self.data.size:
             return None
+        rows = jpeg_rows(self.data)
+        if rows is not None:   # the header says which reduction: one decode, not a trial each
+            flag = next((f for k, f in _REDUCED if rows / k >= 0.75 * height), _REDUCED[-1][1])
+            return cv2.imdecode(self.data, flag)
         for factor, flag in _REDUCED:
             small = cv2.imdecode(self.data, flag)
             if small is None:
@@ -46,6 +50,26 @@ class EncodedFrame:
             if small.shape[0] >= 0.75 * height or factor == 2:
                 return small
         return None
+
+
+def jpeg_rows(data: np.ndarray) -> int | None:
+    """The height a JPEG's frame header gives (None when the bytes do not show one)."""
+    raw = data.tobytes() if data.size < 4096 else data[:65536].tobytes()
+    if raw[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 <= len(raw) and raw[i] == 0xFF:
+        marker = raw[i + 1]
+        if marker == 0xFF:          # fill byte
+            i += 1
+            continue
+        length = int.from_bytes(raw[i + 2:i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):   # a start of frame
+            return int.from_bytes(raw[i + 5:i + 7], "big") or None
+        if marker == 0xDA:          # the scan starts before any frame header: not a JPEG we know
+            return None
+        i += 2 + length
+    return None
 
 
 def full_image(frame) -> np.ndarray | None:

@@ -56,8 +56,21 @@ class ChangeGate:
         small = cv2.GaussianBlur(image.astype(np.float32), (3, 3), 0)
         if small.ndim == 2:
             small = small[:, :, None]
-        out = small - cv2.GaussianBlur(small, (0, 0), self.settings.light_scale)
+        out = small - self._light(small)
         return out if out.ndim == 3 else out[:, :, None]
+
+    def _light(self, small: np.ndarray) -> np.ndarray:
+        """The slowly varying light: the picture blurred by `light_scale`.  So wide a blur is
+        ten times cheaper on a copy a quarter the size, scaled back up (the light is smooth
+        at that scale; half the gate's time went into it)."""
+        h, w = small.shape[:2]
+        k = 4 if self.settings.light_scale >= 8 and min(h, w) >= 32 else 1
+        if k == 1:
+            return cv2.GaussianBlur(small, (0, 0), self.settings.light_scale)
+        quarter = cv2.resize(small, (w // k, h // k), interpolation=cv2.INTER_AREA)
+        quarter = cv2.GaussianBlur(quarter, (0, 0), self.settings.light_scale / k)
+        light = cv2.resize(quarter, (w, h), interpolation=cv2.INTER_LINEAR)
+        return light if light.ndim == small.ndim else light[:, :, None]
 
     def changed_pixels(self, a: np.ndarray, b: np.ndarray) -> int:
         """How many small pixels changed between two shrunk frames (all of them if sizes differ)."""
@@ -78,7 +91,13 @@ class ChangeGate:
         b_hi, b_lo = cv2.dilate(b, _KERNEL), cv2.erode(b, _KERNEL)
         a_hi, a_lo = cv2.dilate(a, _KERNEL), cv2.erode(a, _KERNEL)
         changed = (a > b_hi + t) | (a < b_lo - t) | (b > a_hi + t) | (b < a_lo - t)
-        return changed.any(axis=2) if changed.ndim == 3 else changed
+        if changed.ndim == 2:
+            return changed
+        # any channel: or-ing the planes is ten times faster than numpy's any() over the last axis
+        out = changed[..., 0].copy()
+        for k in range(1, changed.shape[2]):
+            out |= changed[..., k]
+        return out
 
     def moving(self, a: np.ndarray | None, b: np.ndarray | None) -> bool:
         """Something moves between two consecutive shrunk frames.  Only changed pixels with a

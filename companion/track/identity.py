@@ -160,10 +160,12 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
         return {}
     centres_t = np.array([t.centre for t in tracks])
     centres_s = np.array([s.centre for s in seen])
-    size = np.array([[max(t.size, s.size) for s in seen] for t in tracks])
+    # (sizes and identities once per card: both are computed, and a table has many cards)
+    size = np.maximum(np.array([t.size for t in tracks])[:, None],
+                      np.array([s.size for s in seen])[None, :])
     dist = np.linalg.norm(centres_t[:, None, :] - centres_s[None, :, :], axis=2) / size
     codes = [deck.identity(s.card).code for s in seen]
-    same = np.array([[t.identity == code for code in codes] for t in tracks])
+    same = np.array([t.identity for t in tracks])[:, None] == np.array(codes)[None, :]
     shifts = _chain_shifts(tracks, seen, same, dist, chains)
     moved = np.array([t.centre + shifts.get(t.id, 0.0) for t in tracks])
     residual = np.linalg.norm(moved[:, None, :] - centres_s[None, :, :], axis=2) / size

@@ -28,6 +28,7 @@ class TrackerSettings:
                                   # typical card waits for another settled table
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
+    region_reach: float = 1.3     # longest card sides the box around a change is grown by
     gate: GateSettings = field(default_factory=GateSettings)
 
     @classmethod

@@ -48,6 +48,7 @@ from .pushes import components
 from .reading import AnalyzeFn, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
+from .regions import Box, changed_box, only_in
 from .settings import TrackerSettings, TrackEvent
 from .tables import canonical_chain, chains_from_links, code_of, outline_gap, reading_signature
 
@@ -62,6 +63,8 @@ class _Window:
     readings: list = field(default_factory=list)
     image: np.ndarray | None = None
     small: np.ndarray | None = None
+    focus: Box | None = None      # around what changed since the table was last judged (None:
+                                  # not known; the whole picture counts)
 
 
 class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
@@ -153,6 +156,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         try:
             if image is None:
                 raise ValueError("the frame does not decode")
+            if not self._window.readings:
+                self._window.focus = self._focus(small, image.shape)
             reading = parse_reading(self.analyze(image))
         except Exception as exc:  # any failure to read a frame is that frame's, not the game's
             self.stats["unreadable"] += 1
@@ -166,13 +171,17 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         return self._settle()
 
     def _agreed(self) -> bool:
-        """The last readings say the same thing (cards and chains): no need to read on."""
+        """The last readings say the same thing (cards and chains) where the picture changed:
+        no need to read on.  (Elsewhere the pixels say nothing happened, and a card read
+        differently there is judged by them, not by another reading.)"""
         k = self.settings.agree_readings
         readings = self._window.readings
         if k < 2 or len(readings) < k:
             return False
-        first = reading_signature(readings[-1], self.deck)
-        return all(reading_signature(r, self.deck) == first for r in readings[-k:-1])
+        focus = self._window.focus
+        signatures = [reading_signature(r if focus is None else only_in(r, focus), self.deck)
+                      for r in readings[-k:]]
+        return all(s == signatures[-1] for s in signatures)
 
     def annotated(self, image) -> np.ndarray | None:
         """The picture with the settled table drawn on it, and the desync banner when lost."""
@@ -483,6 +492,21 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         else:
             steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
         return steps
+
+    def _focus(self, small: np.ndarray, shape: tuple[int, ...]) -> Box | None:
+        """The box around what changed since the table was last judged, grown by more than a
+        card's length, when that table is known well enough to stand for the rest of the
+        picture: no change waits, no card awaits confirmation of its going, the camera did not
+        drop out.  None: the whole picture counts.  (Changes since the last judged picture, not
+        the last settled one: a card the reader missed when laid is looked for again.)"""
+        judged = self._pictures.judged
+        if not self.chains or self.desync or self._waiting or self._gone_since or self.source_gap \
+                or self._force or self._deferred or judged is None or self._settled_image is None \
+                or self._settled_image.shape != shape:
+            return None
+        longest = max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
+                      for chain in self.chains for t in chain)
+        return changed_box(self.gate, small, judged, shape, self.settings.region_reach * longest)
 
     def _beside(self, a: int, b: int) -> bool:
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""

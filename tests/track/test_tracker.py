@@ -79,6 +79,24 @@ def test_two_agreeing_readings_are_enough():
     assert analyzer.calls == 5 and summary(p.moves()) == summary(expected(GAME[:2])["moves"])
 
 
+def test_readings_that_agree_where_the_picture_changed_are_enough():
+    # a card far from the one laid is read differently in the second reading: the pixels say
+    # nothing happened there, so reading the picture a third time would settle nothing
+    tables = [[["H-purple", "M-purple-blue"], ["M-red-orange"]],
+              [["H-purple", "M-purple-blue"], ["M-red-orange", "M-orange-yellow"]]]
+    far = {1: (300.0, 200.0)}
+
+    def misread(data, call):
+        if call == 4:
+            data["cards"][0]["colours"] = ["green"]
+        return data
+    analyzer = FakeAnalyzer(fault=misread)
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t, far) for t in tables])
+    assert analyzer.calls == 4 and summary(p.moves()) == summary(expected(tables)["moves"])
+
+
 @pytest.mark.parametrize("drift", [0.0012, -0.003])  # to +15% / -38% brightness over the game
 def test_exposure_drift_is_not_a_change(drift):
     tracker, p = run(GAME[:2], still=60, drift=drift)
