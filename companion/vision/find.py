@@ -140,7 +140,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 blobs.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
     alone, sizes = card_sizes([q for q, _ in kept], [b.contour for b in blobs if b.contrast_in is edges],
-                              0.5 * (aspect_lo + aspect_hi))
+                              aspect_lo, aspect_hi)
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
@@ -217,7 +217,7 @@ def size_prior(cands: list[tuple[np.ndarray, float]],
 
 
 def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
-               aspect: float) -> tuple[list[np.ndarray], CardSizes]:
+               aspect_lo: float, aspect_hi: float) -> tuple[list[np.ndarray], CardSizes]:
     """The cards found alone that tell a card's size, and that size.
 
     On a table of the paper's colour, the colour maps see only the snakes'
@@ -227,15 +227,18 @@ def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
     cards) by their rims: a piece lies along the middle of one
     (`_part_of_strip`), and when the rows are far wider than everything
     found alone, all of it was pieces; a row's width is then a card's short
-    side (its long side unknown: `aspect` times that).
+    side (its long side unknown: the middle of the deck's proportions).
+    The few cards found alone may all be seen squeezed across their width,
+    and look longer than any card of the deck; a card turned the other way
+    is not: the long side is at most `aspect_hi` times the short.
     """
     alone = [q for q in found if not _part_of_strip(q, rows)]
     sizes = CardSizes.from_cards(alone)
     if len(rows) >= 2:
         width = float(np.median([_strip_width(c) for c in rows]))
         if not sizes or width > PIECES_NARROWER * sizes.short:
-            return [], CardSizes(width, aspect * width)
-    return alone, sizes
+            return [], CardSizes(width, 0.5 * (aspect_lo + aspect_hi) * width)
+    return alone, sizes.at_most(aspect_hi)
 
 
 def _part_of_strip(quad: np.ndarray, regions: list[np.ndarray]) -> bool:

@@ -44,6 +44,10 @@ class CardSizes:
         plane = _consensus_plane(np.array(centres), factor)
         return cls(short, long_, plane)
 
+    def at_most(self, aspect: float) -> "CardSizes":
+        """The same sizes, the long side at most `aspect` times the short one."""
+        return CardSizes(self.short, min(self.long, aspect * self.short), self._plane)
+
     def __bool__(self) -> bool:
         return self.short > 0
 

@@ -243,13 +243,23 @@ def test_pieces_of_body_along_a_row_do_not_set_the_card_size():
     from companion.vision.find import card_sizes
     rows = [_region(_card_corners((300, 100 + 200 * k), (600, 100), 0)) for k in range(2)]
     pieces = [_card_corners((150 + 150 * k, 100), (90, 30), 0) for k in range(3)]
-    alone, sizes = card_sizes(pieces, rows, 1.4)
+    alone, sizes = card_sizes(pieces, rows, 1.2, 1.6)
     assert alone == []
     assert sizes.short == pytest.approx(100, abs=3) and sizes.long == pytest.approx(140, abs=5)
     # a card of the row found alone lies no deeper in it than half its width: it is learnt from
     card = _card_corners((50, 100), (100, 100), 0)
-    alone, sizes = card_sizes([card] + pieces[1:], rows, 1.4)
+    alone, sizes = card_sizes([card] + pieces[1:], rows, 1.2, 1.6)
     assert len(alone) == 1 and alone[0] is card
+
+
+def test_cards_found_alone_squeezed_across_their_width_do_not_stretch_the_card_size():
+    """Seen along a row running away from the camera, the cards found alone look 1:2; a
+    card of the deck is at most 1:1.6, so a row turned the other way is cut at 1:1.6."""
+    from companion.vision.find import card_sizes
+    squeezed = [_card_corners((100 + 150 * k, 100), (50, 100), 0) for k in range(3)]
+    alone, sizes = card_sizes(squeezed, [], 1.0, 1.6)
+    assert len(alone) == 3
+    assert sizes.short == pytest.approx(50, abs=1) and sizes.long == pytest.approx(80, abs=2)
 
 
 def test_rows_on_a_table_of_the_paper_s_colour_are_cut_at_card_size_not_body_size():

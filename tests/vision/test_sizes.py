@@ -53,3 +53,16 @@ def test_two_cards_end_to_end_are_not_explained_as_perspective():
     sizes = CardSizes.from_cards(cards)
     short, _ = sizes.at((900, 240))
     assert short == pytest.approx(sizes.short)
+
+
+def test_the_long_side_is_capped_by_the_deck_s_proportions_wherever_the_card_lies():
+    places = [(100, 100), (500, 120), (900, 90), (150, 500), (600, 450), (950, 520), (400, 300)]
+    # every card found alone squeezed across its width: 1:2, where the deck's cards are at most 1:1.6
+    cards = [_card(x, y, 50 * _perspective_scale(x, y), 100 * _perspective_scale(x, y)) for x, y in places]
+    capped = CardSizes.from_cards(cards).at_most(1.6)
+    for x, y in [(300, 200), (800, 500)]:
+        short, long_ = capped.at((x, y))
+        assert short == pytest.approx(50 * _perspective_scale(x, y), rel=0.05)   # the plane stays
+        assert long_ == pytest.approx(1.6 * short)
+    # cards within the deck's proportions are left as they are
+    assert CardSizes(60, 90).at_most(1.6).at((0, 0)) == (60, 90)
