@@ -16,6 +16,8 @@ from .quads import fit_quad, quad_shape_score
 from .sizes import CardSizes
 
 SPLIT_BUDGET = 160         # cuts tried per frame when separating touching cards
+ROW_WIDEST = 1.35          # card widths: a row at its widest (neighbours lie offset across it)
+PEEL_FILL = 0.35           # the least share of a peeled card its region fills (faint paper maps are speckled)
 
 
 def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspect_hi,
@@ -163,7 +165,10 @@ def peel_strip(contour: np.ndarray, gradient, sizes: CardSizes, max_cards: int =
     card; the rest is peeled the same way, each card along the strip's own
     direction there, so a snake may bend at every joint.  `sizes` says how
     large a card looks where each is peeled: a row running away from the
-    camera shrinks card by card.
+    camera shrinks card by card.  A card needs only a third of its area in
+    the region: on paper of nearly the table's colour, the faintest map
+    holds a speckle of each card, and what is not a card is left for the
+    recogniser to refuse.
     """
     x, y, w, h = cv2.boundingRect(contour)
     origin = np.array([x - 1, y - 1], np.float64)
@@ -172,7 +177,7 @@ def peel_strip(contour: np.ndarray, gradient, sizes: CardSizes, max_cards: int =
     inner = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
     _, half_width, _, widest = cv2.minMaxLoc(inner)
     short, _ = sizes.at(np.array(widest, np.float64) + origin)
-    if not 0.7 * short <= 2.0 * half_width <= 1.25 * short:
+    if not 0.7 * short <= 2.0 * half_width <= ROW_WIDEST * short:
         return []
     ys, xs = np.nonzero(mask)
     step = max(1, len(xs) // 4000)
@@ -207,7 +212,7 @@ def peel_strip(contour: np.ndarray, gradient, sizes: CardSizes, max_cards: int =
         if float((t > t0 + length).sum()) * step < 0.6 * area:
             length = max(length, float(t.max() - t0))   # the last card: the rest of the strip
         inside = (t >= t0) & (t <= t0 + length) & (np.abs(across - mid) <= short / 2)
-        if inside.sum() * step < 0.7 * short * length:
+        if inside.sum() * step < PEEL_FILL * short * length:
             break
         out.append((np.array([start - n * short / 2, start + n * short / 2,
                               start + u * length + n * short / 2,

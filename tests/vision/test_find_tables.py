@@ -126,6 +126,50 @@ def test_touching_cards_part_at_their_seams(angles):
         assert max(polygon_iou(q, c) for q, _ in pieces) > 0.8
 
 
+def _peeled(cards, region, size=(400, 640)):
+    """`peel_strip` on a region, the cards' rims drawn on a plain picture for the seams."""
+    gray = np.full(size, 180, np.uint8)
+    for c in cards:
+        cv2.fillConvexPoly(gray, np.round(c).astype(np.int32), 230)
+    for c in cards:
+        cv2.polylines(gray, [np.round(c).astype(np.int32)], True, 150, 1)
+    contour = max(cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    gradient = (cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    return peel_strip(contour, gradient, CardSizes(60.0, 96.0))
+
+
+def test_a_row_is_peeled_where_the_map_holds_only_a_band_of_some_cards():
+    """Paper of nearly the table's colour: the map holds every other card only along its body."""
+    cards = _strip((0, 0, 0, 0))
+    region = np.zeros((400, 640), np.uint8)
+    for k, c in enumerate(cards):
+        if k % 2 == 0:
+            cv2.fillConvexPoly(region, np.round(c).astype(np.int32), 255)
+        else:   # a band 0.45 of the card's width down its middle
+            x0, y0 = c.min(axis=0)
+            x1, y1 = c.max(axis=0)
+            band = 0.45 * (y1 - y0) / 2
+            cy = (y0 + y1) / 2
+            cv2.rectangle(region, (int(x0), int(cy - band)), (int(x1), int(cy + band)), 255, -1)
+    pieces = _peeled(cards, region)
+    assert len(pieces) == len(cards)
+    for c in cards:
+        assert max(polygon_iou(q, c) for q, _ in pieces) > 0.8
+
+
+def test_a_row_a_little_wider_than_its_cards_is_peeled():
+    """A map's region spreads past the paper (blur, a soft shadow): 1.3 card widths across."""
+    cards = _strip((0, 0, 0, 0))
+    region = np.zeros((400, 640), np.uint8)
+    for c in cards:
+        cv2.fillConvexPoly(region, np.round(c).astype(np.int32), 255)
+    region = cv2.dilate(region, np.ones((19, 1), np.uint8))
+    pieces = _peeled(cards, region)
+    assert len(pieces) == len(cards)
+    for c in cards:
+        assert max(polygon_iou(q, c) for q, _ in pieces) > 0.8
+
+
 def test_a_region_wider_than_a_card_is_not_peeled():
     region = np.zeros((300, 400), np.uint8)
     cv2.rectangle(region, (50, 50), (350, 250), 255, -1)
