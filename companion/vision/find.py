@@ -32,6 +32,8 @@ BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon on
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
+ALONE_CONTRAST = 0.45      # share of its outline showing a card's step: a card between two neighbours in a
+                           # row shows the table along its two long sides only (a half, less some noise)
 
 
 class Blob(NamedTuple):
@@ -130,7 +132,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 if boxed_score >= BOXED_SCORE:
                     quad, score = boxed, boxed_score
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
-                if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= 0.7:
+                if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
                     singles.append((quad, score, c))
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))

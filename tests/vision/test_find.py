@@ -107,3 +107,21 @@ def test_refining_moves_each_side_onto_the_edge_at_full_resolution():
     assert np.abs(refined - truth).max() < 1.5 < np.abs(rough.corners - truth).max()
     near_border = CardOutline(truth - [94, 0])   # a side too near the border keeps its place
     assert np.all(np.isfinite(refine_corners(gray, near_border).corners))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_card_between_two_neighbours_stands_out_enough_to_be_found_alone(seed):
+    """In a row, a card meets its neighbours' paper across both short sides: only its long
+    sides show the table. That is enough to be a card alone; one side is not."""
+    from companion.vision.find import ALONE_CONTRAST
+    from companion.vision.quads import edge_contrast
+    rng = np.random.default_rng(seed)
+    table, paper = (110, 128, 128), (225, 130, 140)
+    lab = np.empty((300, 500, 3), np.float64)
+    lab[:] = table
+    lab[120:180, 40:460] = paper                          # a row of paper: the card and its neighbours
+    lab = np.clip(lab + rng.normal(0, 3, lab.shape), 0, 255).astype(np.uint8)
+    card = np.array([[202, 120], [298, 120], [298, 180], [202, 180]], float)
+    assert edge_contrast(lab, card, 14.0) >= ALONE_CONTRAST
+    lab[60:120, 40:460] = lab[120:180, 40:460]            # paper above it too: one side left
+    assert edge_contrast(lab, card, 14.0) < ALONE_CONTRAST
