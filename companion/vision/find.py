@@ -184,6 +184,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
         else:
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= 0.6)
+    # no card is smaller than the smallest looked for, whether found alone or cut from a row
+    # (a size learnt from slivers of a striped cloth would cut more slivers)
+    pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9]
     if pieces:
         # a region that splits into cards is not one long card
         split_regions = [q for q, _ in pieces]

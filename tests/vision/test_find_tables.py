@@ -320,3 +320,13 @@ def test_rows_on_a_table_of_the_paper_s_colour_are_cut_at_card_size_not_body_siz
     found = find_cards(_noisy(img, 7, 1.5))
     assert all(_found(found, c) > 0.85 for c in rows), [round(_found(found, c), 2) for c in rows]
     assert len(found) == len(rows)   # and no piece of body besides
+
+
+def test_rows_of_cards_smaller_than_the_smallest_looked_for_are_not_cut_into_cards():
+    """Cards under the smallest size looked for (a 24 px short side) are not reported alone,
+    nor when they touch in rows and are cut apart."""
+    img = np.full((480, 640, 3), (120, 124, 128), np.uint8)
+    for row, angle in ((0, 0), (1, 8), (2, -6)):
+        for k in range(5):
+            _draw_card(img, _card_corners((140 + k * 39, 120 + row * 110), (38, 24), angle))
+    assert find_cards(_noisy(img, 0)) == []
