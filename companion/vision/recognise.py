@@ -121,8 +121,10 @@ def face_surprise(evidence: dict[str, np.ndarray], groups: list[str], reference:
             r = np.asarray(ref[name])
             x = sign * np.asarray(evidence[name], np.float64)[rows]
             worse = len(r) - np.searchsorted(r, x, side="left")
-            # evidence a card cannot show (a rainbow end's ink) tells nothing either way
-            total -= np.where(np.isnan(x), 0.0, np.log((worse + 1) / (len(r) + 1)))
+            # evidence a card cannot show (a rainbow end's ink) tells nothing either way: it
+            # counts as a true face's average piece (-log of a uniform share averages 1), not as
+            # a perfect one, else a rainbow guess would face a bar set for one piece more
+            total += np.where(np.isnan(x), 1.0, -np.log((worse + 1) / (len(r) + 1)))
         out[rows] = total
     return out
 

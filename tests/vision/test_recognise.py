@@ -127,14 +127,23 @@ def test_surprise_grows_with_every_piece_of_weaker_evidence():
     assert np.isnan(face_surprise(typical, ["head_or_tail"], ref)[0])
 
 
-def test_a_card_without_ink_at_its_ends_is_not_judged_by_ink():
-    """A rainbow end shows no ink of the deck: that piece tells nothing either way."""
-    from companion.vision.recognise import face_surprise
-    ref = _reference(np.random.default_rng(3))
+def test_evidence_a_card_cannot_show_counts_as_a_true_face_s_average_piece():
+    """A rainbow end shows no ink of the deck. That piece counts as a true face's average one,
+    not as a perfect one: true faces without it then meet the same bar on even terms, and a
+    foreign card called a rainbow is not let off one piece of evidence."""
+    from companion.vision.recognise import EVIDENCE_SIGNS, face_surprise
+    rng = np.random.default_rng(3)
+    ref = _reference(rng)
     without = {k: v for k, v in ref["middle"].items() if k != "end_colour"}
     rainbow = _evidence({"end_colour": np.nan, "claimed_end": 0.7})
     assert face_surprise(rainbow, ["middle"], ref)[0] == pytest.approx(
-        face_surprise(rainbow, ["middle"], {"middle": without})[0])
+        face_surprise(rainbow, ["middle"], {"middle": without})[0] + 1.0)
+    # fresh true faces, drawn as the reference was: with or without ink, alike on average
+    fresh = _reference(rng)["middle"]
+    faces = {k: rng.permutation(v) * EVIDENCE_SIGNS[k] for k, v in fresh.items()}
+    inked = face_surprise(faces, ["middle"] * 400, ref)
+    inkless = face_surprise({**faces, "end_colour": np.full(400, np.nan)}, ["middle"] * 400, ref)
+    assert abs(inked.mean() - inkless.mean()) < 0.3, (inked.mean(), inkless.mean())
 
 
 def test_one_weak_piece_surprises_less_than_several_middling_ones():
