@@ -15,7 +15,8 @@ import numpy as np
 from .quads import fit_quad, quad_shape_score
 from .sizes import CardSizes
 
-SPLIT_BUDGET = 160         # cuts tried per frame when separating touching cards
+SPLIT_BUDGET = 400         # cuts tried per frame when separating touching cards (a 4K table of many
+                           # rows, each seen in a dozen maps, used up 160 before its last rows)
 ROW_WIDEST = 1.35          # card widths: a row at its widest (neighbours lie offset across it)
 PEEL_FILL = 0.35           # the least share of a peeled card its region fills (faint paper maps are speckled)
 

@@ -4,10 +4,10 @@ import numpy as np
 from companion.vision.split import candidate_cuts, split_blob
 
 
-def _two_cards_end_to_end():
-    """Two 60x96 cards with rounded corners, touching along x = 160: a notch above and below the seam."""
-    mask = np.zeros((200, 320), np.uint8)
-    for x0 in (64, 160):
+def _row(n):
+    """n 96x96 cards with rounded corners, end to end along x from 64: a notch above and below each seam."""
+    mask = np.zeros((200, 96 * n + 130), np.uint8)
+    for x0 in range(64, 64 + 96 * n, 96):
         cv2.rectangle(mask, (x0, 52), (x0 + 95, 147), 255, -1)
         for cx in (x0, x0 + 95):
             for cy in (52, 147):   # cut each corner off into a quarter circle
@@ -16,6 +16,11 @@ def _two_cards_end_to_end():
                 cv2.circle(mask, (cx - 8 if cx > x0 else cx + 8, cy - 8 if cy > 52 else cy + 8), 8, 255, -1)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     return max(contours, key=cv2.contourArea)
+
+
+def _two_cards_end_to_end():
+    """Two cards touching along x = 160."""
+    return _row(2)
 
 
 def test_the_best_cut_joins_the_notches_at_the_seam():
@@ -48,3 +53,15 @@ def test_the_seam_gradient_made_in_windows_is_the_whole_picture_s():
         gx, gy = lazy.around(xs, ys)
         for mine, truth in zip((gx, gy), whole):
             assert np.array_equal(cv2.remap(mine, xs, ys, cv2.INTER_LINEAR), cv2.remap(truth, xs, ys, cv2.INTER_LINEAR))
+
+
+def test_one_frame_s_cuts_reach_the_last_of_six_rows_seen_in_five_maps():
+    """A table in play holds half a dozen snakes, and each is a region of five maps (colour
+    open and closed, edges, rarity open and closed): the frame's budget of cuts, spent
+    first on the largest regions, must reach the last of them."""
+    from companion.vision.split import SPLIT_BUDGET
+    budget = [SPLIT_BUDGET]
+    row = _row(8)
+    for _ in range(6 * 5 - 1):
+        split_blob(row, 0.0, 0.0, 1.0, 1.6, budget=budget)
+    assert len(split_blob(row, 0.0, 0.0, 1.0, 1.6, budget=budget)) >= 6
