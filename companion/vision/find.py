@@ -94,11 +94,12 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
     # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
     # a closed map's
-    masks = [(m.mask, m.closed, lab, m.step) for m in maps[:-1]] + [(maps[-1].mask, True, edges, 0.0)]
+    masks = [(m.mask, m.closed, lab, m.step, False) for m in maps[:-1]] + [(maps[-1].mask, True, edges, 0.0, False)]
     rarity, rare = rare_colour_masks(lab)
-    masks += [(m.mask, m.closed, rarity[..., None], m.step) for m in rare]
-    for mask, closed, contrast_in, step in masks:
+    masks += [(m.mask, m.closed, rarity[..., None], m.step, m.whole_only) for m in rare]
+    for mask, closed, contrast_in, step, whole_only in masks:
         from_edges = contrast_in is edges
+        to_cut = [] if whole_only else blobs
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         for c in contours:
             if len(c) < 4 * min_side * 0.8:
@@ -120,7 +121,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             blob = Blob(c, closed, contrast_in, step, area, area / max(1.0, rw * rh))
             if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
-                    blobs.append(blob)
+                    to_cut.append(blob)
                 continue
             quad = fit_quad(c, hull=hull)
             score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
@@ -133,15 +134,16 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                     quad, score = boxed, boxed_score
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
-                    singles.append((quad, score, c))
+                    singles.append((quad, score, whole_only))
                     if score >= SETTLED_SCORE:
                         settled.append((x, y, w, h))
                     if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
-                        blobs.append(blob)
+                        to_cut.append(blob)
             elif area > 1.6 * min_area:
-                blobs.append(blob)
+                to_cut.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
-    alone, sizes = card_sizes([q for q, _ in kept], [b.contour for b in blobs if b.contrast_in is edges],
+    untaught = {id(q) for q, _, whole_only in singles if whole_only}
+    alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught], [b.contour for b in blobs if b.contrast_in is edges],
                               aspect_lo, aspect_hi)
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the

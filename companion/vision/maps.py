@@ -21,6 +21,7 @@ BORDER_SHARE = 0.06   # of the picture's short side: the ring taken to show the 
 RARITY_BINS = 32      # per Lab axis: 8 units wide, finer than cream from white
 TABLE_SHARE = 0.8     # about how much of a picture is table
 RARE = 230            # P(table | colour) under a tenth: the border is only a sample of the table
+HALF_RARE = 200       # under a fifth: on a cloth whose light squares are of the paper's colour
 
 
 class CardMap(NamedTuple):
@@ -29,6 +30,7 @@ class CardMap(NamedTuple):
     mask: np.ndarray
     closed: bool                # closed to bridge a body's outline (else opened: notches kept)
     step: float = CLEAR_STEP    # the colour step a card of this map shows across its outline
+    whole_only: bool = False    # its regions are cards only whole: never cut apart, never teaching the size
 
 
 def _closing_size(shape: tuple[int, ...]) -> int:
@@ -77,13 +79,30 @@ def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
     histogram, and every colour is scored by how much more common it is in
     the whole picture than on the table (histogram back-projection): the
     paper is common inside and rare on the border however close its hue.
+
+    Where the cloth's light squares are of the paper's colour, the border
+    shows that colour too and the paper is only half rare: a second pair of
+    maps holds it.  On real tables, half-rare colours also make large ragged
+    regions, whose pieces would be false cards, and a false card alone would
+    teach a wrong card size: those maps yield only regions that are a card
+    whole.
     """
     rarity = colour_rarity(cv2.GaussianBlur(lab, (5, 5), 0))
-    m = cv2.morphologyEx(cv2.threshold(rarity, RARE, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN,
-                         np.ones((3, 3), np.uint8))
-    k = _closing_size(lab.shape)
+    return rarity, rare_maps(rarity)
+
+
+def rare_maps(rarity: np.ndarray) -> list[CardMap]:
+    """The open and closed maps of the rare pixels and of the half-rare ones (whole cards only)."""
+    k = _closing_size(rarity.shape)
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    return rarity, [CardMap(m, False), CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True)]
+    out = []
+    for level in (RARE, HALF_RARE):
+        m = cv2.morphologyEx(cv2.threshold(rarity, level, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN,
+                             np.ones((3, 3), np.uint8))
+        whole = level == HALF_RARE
+        out += [CardMap(m, False, whole_only=whole),
+                CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, whole_only=whole)]
+    return out
 
 
 def evenly_lit(L: np.ndarray) -> np.ndarray:

@@ -330,3 +330,21 @@ def test_rows_of_cards_smaller_than_the_smallest_looked_for_are_not_cut_into_car
         for k in range(5):
             _draw_card(img, _card_corners((140 + k * 39, 120 + row * 110), (38, 24), angle))
     assert find_cards(_noisy(img, 0)) == []
+
+
+def test_paper_only_half_rare_on_its_cloth_is_held_by_maps_of_whole_cards():
+    """On a cloth whose light squares are of the paper's colour, the border shows that
+    colour too and the paper is only half rare (P(table | colour) about 0.15). Maps still
+    hold it, the table stays out; but such maps give whole cards only (their large ragged
+    regions on real tables would be cut into false cards). Paper the border never shows is
+    held by maps whose regions may be cut."""
+    from companion.vision.maps import rare_maps
+    rarity = np.full((300, 400), 150, np.uint8)       # the cloth: P(table | colour) about 0.4
+    half, rare = (slice(100, 190), slice(80, 140)), (slice(100, 190), slice(250, 310))
+    rarity[half] = 216
+    rarity[rare] = 245
+    maps = rare_maps(rarity)
+    assert all(m.mask[:, :60].max() == 0 for m in maps)
+    holding_half = [m for m in maps if m.mask[half].mean() > 250]
+    assert holding_half and all(m.whole_only for m in holding_half)
+    assert any(not m.whole_only and m.mask[rare].mean() > 250 for m in maps)
