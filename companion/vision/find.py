@@ -94,7 +94,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
     # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
     # a closed map's
-    masks = [(m.mask, m.closed, lab, m.step, False) for m in maps[:-1]] + [(maps[-1].mask, True, edges, 0.0, False)]
+    masks = [(m.mask, m.closed, lab, m.step, False) for m in maps[:-1]]
+    masks.append((maps[-1].mask, True, edges, 0.0, False))
     rarity, rare = rare_colour_masks(lab)
     masks += [(m.mask, m.closed, rarity[..., None], m.step, m.whole_only) for m in rare]
     for mask, closed, contrast_in, step, whole_only in masks:
@@ -143,8 +144,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 to_cut.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
     untaught = {id(q) for q, _, whole_only in singles if whole_only}
-    alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught], [b.contour for b in blobs if b.contrast_in is edges],
-                              aspect_lo, aspect_hi)
+    alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
+                              [b.contour for b in blobs if b.contrast_in is edges], aspect_lo, aspect_hi)
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
