@@ -174,7 +174,74 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
     pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
-    return _moved_far(tracks, reading, codes, chains, pairs)
+    pairs = _moved_far(tracks, reading, codes, chains, pairs)
+    return _kept_together(pairs, reading, chains, tracks, codes,
+                          {t.id: (m, t.size) for t, m in zip(tracks, moved)})
+
+
+def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[int]],
+                   tracks: list[Track], codes: list[str],
+                   where: dict[int, tuple[np.ndarray, float]]) -> dict[int, int]:
+    """Cards stay in their snake: a card is not torn from a neighbour on its own, and a card
+    read like it linked to its neighbours' sightings is that card.
+
+    A card matched to a sighting away from where its chain went (more than
+    `ANY_CARD_REACH`) while a neighbour of its chain was matched, where the reading
+    does not link the two sightings, was not carried off alone: the sighting is a card
+    read like it nearby -- a look-alike just laid beside it, or a look-alike neighbour --
+    while the reader missed the card itself.  The pair is dropped, and the card is then
+    given the one free sighting read like it that is linked to all its matched
+    neighbours' sightings (its chain moved, turned, with it), if there is one; otherwise
+    it stays unmatched and is judged by the pixels at its place (missed, or really gone).
+    """
+    by_track = {t.id: t for t in tracks}
+    centre = {c.index: c.centre for c in reading.cards}
+    code_of_seen = {c.index: code for c, code in zip(reading.cards, codes)}
+    beside: dict[int, set] = {}
+    for chain in reading.chains:
+        for a, b in zip(chain, chain[1:]):
+            beside.setdefault(a, set()).add(b)
+            beside.setdefault(b, set()).add(a)
+    seen_of = {t: i for i, t in pairs.items()}
+
+    def neighbours(chain: list[int], k: int) -> list[int]:
+        return [n for n in chain[k - 1:k] + chain[k + 1:k + 2] if n in seen_of]
+
+    torn = set()
+    for chain in chains:
+        for k, t in enumerate(chain):
+            i = seen_of.get(t)
+            if i is None or t not in where:
+                continue
+            place, size = where[t]
+            if np.linalg.norm(centre[i] - place) < ANY_CARD_REACH * size:
+                continue
+            near = neighbours(chain, k)
+            if near and not any(seen_of[n] in beside.get(i, ()) for n in near):
+                torn.add(t)
+    pairs = {i: t for i, t in pairs.items() if t not in torn}
+    for t in torn:
+        del seen_of[t]
+    for chain in chains:
+        for k, t in enumerate(chain):
+            near = neighbours(chain, k)
+            if t in seen_of or t not in by_track or not near:
+                continue
+            options = None
+            for n in near:
+                free = {i for i in beside.get(seen_of[n], ()) if i not in pairs
+                        and code_of_seen[i] == by_track[t].identity}
+                if len(chain) == 2:
+                    # a neighbour with a free end: a look-alike laid there is not this card,
+                    # unless it lies where this card lay beside it
+                    was = by_track[t].centre - by_track[n].centre
+                    free = {i for i in free if np.linalg.norm(centre[i] - centre[seen_of[n]] - was)
+                            < ANY_CARD_REACH * by_track[t].size}
+                options = free if options is None else options & free
+            if options is not None and len(options) == 1:
+                i = options.pop()
+                pairs[i], seen_of[t] = t, i
+    return pairs
 
 
 def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: list[list[int]],

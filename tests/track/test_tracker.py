@@ -690,3 +690,37 @@ def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own
     want = expected([[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
                      [["M-blue-green", "M-green-yellow", "M-yellow-red"]]])
     assert summary(tracker.moves) == summary(want["moves"])
+
+
+def _lost(calls, colours):
+    """A fault: the readings numbered `calls` miss the card with these colours, and its chain
+    breaks where it lay (as a reader that does not see a card cannot link across it)."""
+    def fault(data, call):
+        if call not in calls:
+            return data
+        gone = {c["id"] for c in data["cards"] if c["colours"] == colours}
+        data["cards"] = [c for c in data["cards"] if c["id"] not in gone]
+        snakes = []
+        for snake in data["snakes"]:
+            run = []
+            for i in snake["cards"] + [None]:
+                if i is not None and i not in gone:
+                    run.append(i)
+                elif run:
+                    snakes.append({"cards": run, "complete": False})
+                    run = []
+        data["snakes"] = snakes
+        return data
+    return fault
+
+
+def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
+    # the second table's readings miss M-purple-blue, and the card just laid after it reads
+    # the same (M-blue-purple): a card of a chain does not leave its neighbour on its own to
+    # lie where the new card is -- it was missed where it lay, and the new card extends it
+    tables = [[["H-purple", "M-purple-blue"], ["H-red"]],
+              [["H-purple", "M-purple-blue", "M-blue-purple"], ["H-red"]],
+              [["H-purple", "M-purple-blue", "M-blue-purple"], ["H-red", "M-red-green"]]]
+    tracker, p = run(tables, fault=_lost({4, 5, 6}, ["purple", "blue"]))
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+

@@ -1,0 +1,51 @@
+"""Matching sightings to the cards already known (`match_sightings`), on hand-made tables."""
+from __future__ import annotations
+
+import numpy as np
+
+from companion.game.cards import Card
+from companion.game.deck import load_deck
+from companion.track.identity import Track, match_sightings
+from companion.track.reading import Reading, SeenCard
+
+DECK = load_deck()
+W, H = 56.0, 40.0      # a card along its chain, across it
+
+
+def _corners(x, y):
+    return ((x - W / 2, y - H / 2), (x + W / 2, y - H / 2), (x + W / 2, y + H / 2), (x - W / 2, y + H / 2))
+
+
+def seen(index, code, x, y, confidence=1.0):
+    card = Card.parse(code)
+    ends = tuple((x + W / 4 * s, y) for s in ((-1, 1) if len(card.colours) == 2 else (1,)))
+    return SeenCard(index, card, ends, _corners(x, y), confidence)
+
+
+def track(ident, code, x, y, sightings=6):
+    t = Track(ident, np.array([x, y]), H, np.array(_corners(x, y)))
+    for _ in range(sightings):
+        t.observe(seen(-1, code, x, y), DECK, 0)
+    return t
+
+
+def test_a_card_of_a_chain_carried_and_turned_round_goes_with_its_neighbours():
+    # the chain is carried and laid back to front (its head missed there), and a card reading
+    # like its second card lies near where that card was: the second card went with the
+    # neighbours it is linked to, and the look-alike is a new card
+    codes = ["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow", "M-yellow-red"]
+    tracks = [track(k, code, 100 + 58 * k, 300) for k, code in enumerate(codes)]
+    cards = tuple(seen(10 + k, codes[k], 527 - 58 * k, 323) for k in range(1, 5)) + \
+        (seen(99, "M-blue-purple", 212, 303, confidence=0.95),)
+    reading = Reading(cards, ((11, 12, 13, 14), (99,)))
+    pairs = match_sightings(tracks, reading, DECK, [[0, 1, 2, 3, 4]])
+    assert pairs == {11: 1, 12: 2, 13: 3, 14: 4}
+
+
+def test_a_card_of_a_chain_that_stayed_does_not_take_a_look_alike_laid_beside_it():
+    # M-purple-blue is missed; the card just laid after it reads the same and lies within a
+    # card of where it lay, but the reading does not link it to M-purple-blue's neighbour
+    tracks = [track(0, "H-purple", 100, 100), track(1, "M-purple-blue", 158, 100)]
+    cards = (seen(10, "H-purple", 100, 100), seen(11, "M-blue-purple", 216, 100))
+    reading = Reading(cards, ((10,), (11,)))
+    assert match_sightings(tracks, reading, DECK, [[0, 1]]) == {10: 0}
