@@ -361,7 +361,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
         if problem is None and (blind or unsure) and not forced:
             if self._deferred < self.settings.max_deferred:
-                return self._defer(window, added, late_found)
+                return self._defer(window, added, late_found, hidden)
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
@@ -513,9 +513,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
 
-    def _defer(self, window: _Window, added: set, late_found: dict[int, int]) -> list[TrackEvent]:
+    def _defer(self, window: _Window, added: set, late_found: dict[int, int],
+               missing: set) -> list[TrackEvent]:
         """Leave this change unjudged: its new cards (and their readings) wait for the next
-        settled table, where they are found late and judged in order."""
+        settled table, where they are found late and judged in order.  Cards seen gone in it
+        (`missing`) are gone since its picture if they stay gone: a snake taken in the turn
+        whose card waits is judged with that card, not with the next turn's."""
+        for t in missing:
+            self._gone_since.setdefault(t, window.frames[-1])
         self._deferred += 1
         self.stats["deferred"] += 1
         dated = {t: self._pictures.frame(k) for t, k in late_found.items()}

@@ -724,3 +724,15 @@ def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
     tracker, p = run(tables, fault=_lost({4, 5, 6}, ["purple", "blue"]))
     assert summary(p.moves()) == summary(expected(tables)["moves"])
 
+
+
+def test_a_chain_taken_while_the_card_laid_with_it_waits_to_be_read_again_is_taken_first():
+    # one turn takes H-red (an incomplete snake) and lays M-green-yellow, read doubtfully in
+    # every reading of that table (so the change waits for the next table): the taking is
+    # dated to the table it was first missed in, before the card laid then
+    tables = [[["M-blue-green"], ["M-red-purple"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-purple"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-purple", "M-purple-orange"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["M-red-purple", "M-purple-orange"]]]
+    tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["green", "orange"]))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
