@@ -307,7 +307,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # A card leaves the table only in a taken snake: one gone from its place while a
             # new card of its kind, read doubtfully, turned up is that card carried (to be
             # joined) and misread -- not a card taken and another laid.
-            carried = self._carried(gone, added - set(late_found), present, window)
+            carried = self._carried(gone, added - set(late_found), present, edges, window)
             if carried:
                 self.stats["carried"] += len(carried)
                 present, edges, latest = (_renamed(present, carried), _renamed(edges, carried),

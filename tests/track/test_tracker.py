@@ -736,3 +736,24 @@ def test_a_chain_taken_while_the_card_laid_with_it_waits_to_be_read_again_is_tak
               [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["M-red-purple", "M-purple-orange"]]]
     tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["green", "orange"]))
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_card_laid_at_a_snakes_end_is_not_its_missed_middle_carried_there():
+    # the snake is nudged as a card is laid at its end; every reading of that table misses a
+    # middle card (its place changed: the nudge) and misreads the new card, doubtfully, as a
+    # card like the missed one.  Not that card carried off: it would no longer touch the
+    # neighbour it lay against -- the new card waits, and the snake stays whole
+    t1 = [["H-purple", "M-purple-blue", "M-blue-green"], ["T-red"]]
+    t2 = [["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow"], ["T-red"]]
+    t3 = t2 + [["H-orange"]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(t1))
+    lose = _lost({4, 5, 6}, ["purple", "blue"])
+    misread = _misread_in({4, 5, 6}, ["green", "yellow"], ["green", "blue"], 0.5)
+    analyzer.fault = lambda data, call: misread(lose(data, call), call)
+    for table in (t2, t3):
+        p.show(analysis(table, offsets={0: (10.0, 6.0)}), 4, hand=True)
+        p.show(analysis(table, offsets={0: (10.0, 6.0)}))
+    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
