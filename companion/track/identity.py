@@ -146,11 +146,14 @@ def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, d
 
 
 def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
-                    chains: list[list[int]]) -> dict[int, int]:
+                    chains: list[list[int]], attached: dict[int, int] | None = None
+                    ) -> dict[int, int]:
     """Map each seen card id to a track id (cards left out are new).
 
     Every old chain is first moved by the push its cards agree on
-    (`_chain_shifts`); then one assignment pairs cards with where their tracks
+    (`_chain_shifts`), and with it the cards `attached` to one of its cards
+    (track -> track: a card not yet part of the settled chains, read linked to
+    it); then one assignment pairs cards with where their tracks
     should now be: a card read the same may be a little off, a card read
     differently must be right there (and costs more, so a misreading never
     outbids a card that was read right).
@@ -167,6 +170,9 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     codes = [deck.identity(s.card).code for s in seen]
     same = np.array([t.identity for t in tracks])[:, None] == np.array(codes)[None, :]
     shifts = _chain_shifts(tracks, seen, same, dist, chains)
+    for t, anchor in (attached or {}).items():
+        if anchor in shifts:
+            shifts[t] = shifts[anchor]
     moved = np.array([t.centre + shifts.get(t.id, 0.0) for t in tracks])
     residual = np.linalg.norm(moved[:, None, :] - centres_s[None, :, :], axis=2) / size
     cost = np.where(same & (residual < SAME_CARD_SLACK), residual, _FAR)

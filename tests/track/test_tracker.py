@@ -757,3 +757,15 @@ def test_a_card_laid_at_a_snakes_end_is_not_its_missed_middle_carried_there():
         p.show(analysis(table, offsets={0: (10.0, 6.0)}), 4, hand=True)
         p.show(analysis(table, offsets={0: (10.0, 6.0)}))
     assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
+def test_a_card_left_to_wait_moves_with_the_snake_it_was_laid_against():
+    # M-purple-blue is read doubtfully (as M-purple-yellow) in every reading of the table it
+    # was laid in, so that change waits; in the next turn T-red is laid at the snake's other
+    # end and the whole snake shifts along: the waiting card is still the card laid a turn
+    # ago, not a second new card beside T-red
+    tables = [[["M-red-orange", "M-orange-purple"]],
+              [["M-red-orange", "M-orange-purple", "M-purple-blue"]],
+              [["T-red", "M-red-orange", "M-orange-purple", "M-purple-blue"]]]
+    tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["purple", "blue"], ["purple", "yellow"], 0.5))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
