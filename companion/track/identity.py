@@ -27,6 +27,7 @@ from .reading import Reading, SeenCard
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
+RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
 _FAR = 1e6
 
 
@@ -199,6 +200,9 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
     given the one free sighting read like it that is linked to all its matched
     neighbours' sightings (its chain moved, turned, with it), if there is one; otherwise
     it stays unmatched and is judged by the pixels at its place (missed, or really gone).
+    A card matched where its chain went but cut off from its neighbours the same way (a
+    push proposed by one card alone put it on a look-alike or a card read otherwise) is
+    given such a sighting too, when there is one.
     """
     by_track = {t.id: t for t in tracks}
     centre = {c.index: c.centre for c in reading.cards}
@@ -213,39 +217,48 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
     def neighbours(chain: list[int], k: int) -> list[int]:
         return [n for n in chain[k - 1:k] + chain[k + 1:k + 2] if n in seen_of]
 
-    torn = set()
+    torn, isolated = set(), set()
     for chain in chains:
         for k, t in enumerate(chain):
             i = seen_of.get(t)
-            if i is None or t not in where:
+            near = neighbours(chain, k)
+            if i is None or t not in where or not near \
+                    or any(seen_of[n] in beside.get(i, ()) for n in near):
                 continue
             place, size = where[t]
             if np.linalg.norm(centre[i] - place) < ANY_CARD_REACH * size:
-                continue
-            near = neighbours(chain, k)
-            if near and not any(seen_of[n] in beside.get(i, ()) for n in near):
+                isolated.add(t)
+            else:
                 torn.add(t)
     pairs = {i: t for i, t in pairs.items() if t not in torn}
     for t in torn:
         del seen_of[t]
+
+    def rejoined(chain: list[int], k: int, t: int) -> int | None:
+        """The one free sighting read like t linked to all its matched neighbours'."""
+        options = None
+        for n in neighbours(chain, k):
+            free = {i for i in beside.get(seen_of[n], ()) if i not in pairs
+                    and code_of_seen[i] == by_track[t].identity}
+            if len(chain) == 2:
+                # a neighbour with a free end: a look-alike laid there is not this card,
+                # unless it lies where this card lay beside it
+                was = by_track[t].centre - by_track[n].centre
+                free = {i for i in free if np.linalg.norm(centre[i] - centre[seen_of[n]] - was)
+                        < ANY_CARD_REACH * by_track[t].size}
+            options = free if options is None else options & free
+        return next(iter(options)) if options is not None and len(options) == 1 else None
+
     for chain in chains:
         for k, t in enumerate(chain):
-            near = neighbours(chain, k)
-            if t in seen_of or t not in by_track or not near:
-                continue
-            options = None
-            for n in near:
-                free = {i for i in beside.get(seen_of[n], ()) if i not in pairs
-                        and code_of_seen[i] == by_track[t].identity}
-                if len(chain) == 2:
-                    # a neighbour with a free end: a look-alike laid there is not this card,
-                    # unless it lies where this card lay beside it
-                    was = by_track[t].centre - by_track[n].centre
-                    free = {i for i in free if np.linalg.norm(centre[i] - centre[seen_of[n]] - was)
-                            < ANY_CARD_REACH * by_track[t].size}
-                options = free if options is None else options & free
-            if options is not None and len(options) == 1:
-                i = options.pop()
+            if t in by_track and (t not in seen_of or t in isolated) and neighbours(chain, k):
+                i = rejoined(chain, k, t)
+                if i is None:
+                    continue
+                # (a card matched where its chain went but cut off from its neighbours, while
+                # a card read like it lies linked to them, is that card: the other was a
+                # card read otherwise, or a look-alike, where a wrong push put it)
+                pairs.pop(seen_of.get(t), None)
                 pairs[i], seen_of[t] = t, i
     return pairs
 
@@ -272,8 +285,10 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         if all(t in seen_of for t in chain) and _contiguous([seen_of[t] for t in chain], reading):
             continue
         lone = len(chain) == 1
+        # (a long chain is itself though one of its cards is misread as it moves)
         best = _find_run(list(chain), by_track, reading, code_of_seen, centre_of_seen,
-                         lambda i: not lone or i not in track_of or track_of[i] == chain[0])
+                         lambda i: not lone or i not in track_of or track_of[i] == chain[0],
+                         slips=len(chain) // RUN_CARDS_PER_SLIP)
         if best is None:
             continue
         for t, i in zip(chain, best):
@@ -345,22 +360,22 @@ def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre
 
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
-              centre_of_seen: dict, free) -> list[int] | None:
-    """The seen run reading like these tracks in order (either way round), nearest to them."""
+              centre_of_seen: dict, free, slips: int = 0) -> list[int] | None:
+    """The seen run reading like these tracks in order (either way round), all but at most
+    `slips` of its cards alike, nearest to them (fewest cards read otherwise first)."""
     want = [by_track[t].identity for t in run]
     where = np.mean([by_track[t].centre for t in run], axis=0)
-    best, best_dist = None, np.inf
+    best, best_rank = None, (np.inf, np.inf)
     for seen_chain in reading.chains:
         for start in range(len(seen_chain) - len(want) + 1):
-            ids = list(seen_chain[start:start + len(want)])
-            got = [code_of_seen[i] for i in ids]
-            if got != want and got[::-1] == want:
-                ids, got = ids[::-1], got[::-1]
-            if got != want or not all(free(i) for i in ids):
-                continue
-            d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
-            if d < best_dist:
-                best, best_dist = ids, d
+            forward = list(seen_chain[start:start + len(want)])
+            for ids in (forward, forward[::-1]):
+                wrong = sum(code_of_seen[i] != w for i, w in zip(ids, want))
+                if wrong > slips or not all(free(i) for i in ids):
+                    continue
+                d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
+                if (wrong, d) < best_rank:
+                    best, best_rank = ids, (wrong, d)
     return best
 
 

@@ -49,3 +49,18 @@ def test_a_card_of_a_chain_that_stayed_does_not_take_a_look_alike_laid_beside_it
     cards = (seen(10, "H-purple", 100, 100), seen(11, "M-blue-purple", 216, 100))
     reading = Reading(cards, ((10,), (11,)))
     assert match_sightings(tracks, reading, DECK, [[0, 1]]) == {10: 0}
+
+
+def test_a_card_cut_off_from_its_neighbours_where_a_wrong_push_put_it_rejoins_them():
+    # a long snake carried far (its second card missed), and a look-alike of one of its cards
+    # left near that card's old place: the push that card alone proposes puts it on the
+    # look-alike, cut off from its neighbours, while a card read like it lies linked between
+    # them -- that is the card
+    codes = ["T-orange", "M-orange-green", "M-green-blue", "M-blue-red", "M-red-yellow",
+             "M-yellow-purple", "M-purple-red", "M-red-yellow", "M-yellow-blue"]
+    tracks = [track(k, code, 100 + 58 * k, 300) for k, code in enumerate(codes)]
+    cards = tuple(seen(10 + k, code, 100 + 58 * k - 198, 113) for k, code in enumerate(codes)
+                  if k != 1) + (seen(99, "M-red-yellow", 480, 221, confidence=0.5),)
+    reading = Reading(cards, ((10,), tuple(range(12, 19)), (99,)))
+    pairs = match_sightings(tracks, reading, DECK, [list(range(9))])
+    assert pairs == {10 + k: k for k in range(9) if k != 1}

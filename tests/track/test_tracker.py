@@ -769,3 +769,32 @@ def test_a_card_left_to_wait_moves_with_the_snake_it_was_laid_against():
               [["T-red", "M-red-orange", "M-orange-purple", "M-purple-blue"]]]
     tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["purple", "blue"], ["purple", "yellow"], 0.5))
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def _turned_round(data, ids, about_x):
+    """The cards `ids` mirrored left to right about x = `about_x`: a chain laid again the
+    other way round, ends and corners alike."""
+    for card in data["cards"]:
+        if card["id"] in ids:
+            card["corners"] = [[2 * about_x - x, y] for x, y in card["corners"]]
+            card["ends"] = [[2 * about_x - x, y] for x, y in card["ends"]]
+    return data
+
+
+@pytest.mark.parametrize("offset, confidence", [((60.0, 250.0), 0.95), ((200.0, 60.0), 0.6)])
+def test_a_chain_carried_and_turned_round_is_followed_though_one_card_is_misread(offset, confidence):
+    # the snake is carried, laid back to front and extended; from then on every reading
+    # misreads one of its middles: still the same snake, only the new card is a move
+    before = [["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow"], ["T-red"]]
+    after = [before[0] + ["M-yellow-orange"], ["T-red"]]
+    third = after + [["H-orange"]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(before))
+    analyzer.fault = _misread_in(set(range(4, 100)), ["blue", "green"], ["blue", "red"], confidence)
+    for table in (after, third):
+        moved = _turned_round(analysis(table, offsets={0: offset}), set(range(5)), 300.0)
+        p.show(moved, 4, hand=True)
+        p.show(moved)
+    assert summary(tracker.moves) == summary(expected([before, after, third])["moves"])
