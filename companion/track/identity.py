@@ -202,7 +202,8 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
     it stays unmatched and is judged by the pixels at its place (missed, or really gone).
     A card matched where its chain went but cut off from its neighbours the same way (a
     push proposed by one card alone put it on a look-alike or a card read otherwise) is
-    given such a sighting too, when there is one.
+    given such a sighting too, when there is one.  Nor does the only card seen of a snake
+    walk off alone: that is a look-alike near a snake gone or unseen.
     """
     by_track = {t.id: t for t in tracks}
     centre = {c.index: c.centre for c in reading.cards}
@@ -219,16 +220,19 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
 
     torn, isolated = set(), set()
     for chain in chains:
+        alone = len(chain) > 1 and sum(t in seen_of for t in chain) == 1
         for k, t in enumerate(chain):
             i = seen_of.get(t)
             near = neighbours(chain, k)
-            if i is None or t not in where or not near \
+            if i is None or t not in where or not (near or alone) \
                     or any(seen_of[n] in beside.get(i, ()) for n in near):
                 continue
             place, size = where[t]
             if np.linalg.norm(centre[i] - place) < ANY_CARD_REACH * size:
                 isolated.add(t)
             else:
+                # (nor does one card of a snake no other card of which was seen walk off
+                # alone: a look-alike laid near a snake that is gone or unseen)
                 torn.add(t)
     pairs = {i: t for i, t in pairs.items() if t not in torn}
     for t in torn:

@@ -64,3 +64,14 @@ def test_a_card_cut_off_from_its_neighbours_where_a_wrong_push_put_it_rejoins_th
     reading = Reading(cards, ((10,), tuple(range(12, 19)), (99,)))
     pairs = match_sightings(tracks, reading, DECK, [list(range(9))])
     assert pairs == {10 + k: k for k in range(9) if k != 1}
+
+
+def test_one_card_of_a_snake_gone_unseen_does_not_walk_onto_a_look_alike_elsewhere():
+    # a snake of two is not seen at all (taken, or hidden), while a card reading like one of
+    # its cards lies a few cards away: that card is not the snake's card walked off alone
+    tracks = [track(0, "M-yellow-red", 100, 200), track(1, "M-green-yellow", 158, 200),
+              track(10, "M-blue-green", 100, 420), track(11, "M-green-orange", 158, 420)]
+    cards = (seen(50, "M-blue-green", 100, 420), seen(51, "M-green-orange", 158, 420),
+             seen(90, "M-yellow-red", 275, 214))
+    reading = Reading(cards, ((50, 51), (90,)))
+    assert match_sightings(tracks, reading, DECK, [[0, 1], [10, 11]]) == {50: 10, 51: 11}
