@@ -330,6 +330,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # pass.  A complete snake is the exception: taking it is the game.
         else:
             unseen, late_found, ghost_links = set(), {}, set()
+        if not forced and self._completed_unseen(gone):
+            self.stats["completed_unseen"] += 1
         complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)
                     for t in c}
         since = {t: self._gone_since.get(t, frame) for t in gone - complete}
