@@ -12,9 +12,9 @@ from companion.game.cards import Card
 from companion.game.chains import is_complete
 
 from .gap import cut_out
-from .identity import SAME_CARD_REACH, Track
+from .identity import Track
 from .settings import TrackEvent
-from .tables import code_of, facing_colours, neighbour_directions, outline_gap, same_card
+from .tables import code_of, facing_colours, neighbour_directions, same_card
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -60,10 +60,10 @@ class MoveRecord:
 
     def _completed_unseen(self, gone: set) -> bool:
         """A snake taken whole now that is not complete as recorded, and a snake gone unseen
-        since the table that gave it its last card, which lay at one of its ends and completes
-        it there: that card was laid to complete it -- the unseen snake pushed to meet it, and
-        missed by the reader, is its head or tail -- and the snake was collected whole.  The
-        last judged table is corrected to show them joined (the game is judged again), so the
+        since the table that gave it its last card (its place changed then: moved, not merely
+        missed) that completes it at one of its ends: that card was laid to complete it -- the
+        unseen snake, pushed over to meet it and missed by the reader, is its head or tail --
+        and the snake was collected whole.  The last judged table is corrected to show them joined (the game is judged again), so the
         completion and the collection are reported instead of a card laid and two incomplete
         snakes taken.  True when a table was corrected."""
         if not self.history:
@@ -91,18 +91,17 @@ class MoveRecord:
     def _completing_join(self, chain: list[int], other: list[int], entry: dict
                          ) -> tuple[list[int], list[str]] | None:
         """`other` set at an end of `chain` (either way round) so that the whole is a complete
-        snake, if its end card lay near that end (within a push, `SAME_CARD_REACH`); else None."""
+        snake, else None.  (Where `other` lay says little: a snake is pushed from anywhere on
+        the table to meet the card that completes it.)"""
         def codes(run):
             return [code_of(entry, t) or self._track(t).identity for t in run]
 
         def flipped(run):
             return run[::-1], [Card.parse(c).flipped().code for c in codes(run)[::-1]]
         a, b = (chain, codes(chain)), (other, codes(other))
-        for x, y in ((a, b), (a, (flipped(other))), (b, a), (flipped(other), a)):
+        for x, y in ((a, b), (a, flipped(other)), (b, a), (flipped(other), a)):
             ids, table = x[0] + y[0], x[1] + y[1]
-            meet = self._track(x[0][-1]), self._track(y[0][0])
-            if is_complete([Card.parse(c) for c in table]) and outline_gap(
-                    meet[0].corners, meet[1].corners) < SAME_CARD_REACH * min(m.size for m in meet):
+            if is_complete([Card.parse(c) for c in table]):
                 return list(ids), list(table)
         return None
 
