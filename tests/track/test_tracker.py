@@ -800,11 +800,13 @@ def test_a_chain_carried_and_turned_round_is_followed_though_one_card_is_misread
     assert summary(tracker.moves) == summary(expected([before, after, third])["moves"])
 
 
-def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_is_complete():
+@pytest.mark.parametrize("tail_row", [1, 5])   # the tail pushed from near by, or from afar
+def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_is_complete(tail_row):
     # M-red-purple completes H-red ... T-purple (the tail pushed over to meet it), but every
     # reading of that table misses the tail; then the whole snake is collected.  Not a card
     # laid, an incomplete snake taken and a lone tail taken: a completion and its collection
-    tables = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-purple"]],
+    tail = [[]] * (tail_row - 1) + [["T-purple"]]
+    tables = [[["H-red"]], [["H-red"]] + tail, [["H-red", "M-red-purple", "T-purple"]],
               [[], [], ["H-orange"]]]
     tracker, p = run(tables, fault=_lost({7, 8, 9}, ["purple"]))
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
