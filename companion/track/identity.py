@@ -28,6 +28,7 @@ SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
 RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
+PUSH_COST = 0.1        # per card size a card's snake is pushed: breaks ties towards stillness
 _FAR = 1e6
 
 
@@ -176,7 +177,10 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
             shifts[t] = shifts[anchor]
     moved = np.array([t.centre + shifts.get(t.id, 0.0) for t in tracks])
     residual = np.linalg.norm(moved[:, None, :] - centres_s[None, :, :], axis=2) / size
-    cost = np.where(same & (residual < SAME_CARD_SLACK), residual, _FAR)
+    # (of two cards that fit a sighting equally well, the one that lies still takes it, not
+    # the one whose snake had to be pushed there: cards mostly lie still)
+    pushed = np.linalg.norm(moved - centres_t, axis=1)[:, None] / size
+    cost = np.where(same & (residual < SAME_CARD_SLACK), residual + PUSH_COST * pushed, _FAR)
     cost = np.where(~same & (residual < ANY_CARD_REACH), residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)

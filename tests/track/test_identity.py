@@ -75,3 +75,18 @@ def test_one_card_of_a_snake_gone_unseen_does_not_walk_onto_a_look_alike_elsewhe
              seen(90, "M-yellow-red", 275, 214))
     reading = Reading(cards, ((50, 51), (90,)))
     assert match_sightings(tracks, reading, DECK, [[0, 1], [10, 11]]) == {50: 10, 51: 11}
+
+
+def test_a_card_lying_still_keeps_its_sighting_from_a_look_alike_of_a_snake_gone_unseen():
+    # a snake of two is gone (collected) and nothing of it is seen; one of its cards reads
+    # like a card of a snake that lies still nearby (another card of which is misread): that
+    # card keeps its own sighting, the gone card is not pushed onto it
+    tracks = [track(0, "T-red", 100, 200), track(1, "M-red-purple", 158, 200),
+              track(10, "M-orange-blue", 100, 300), track(11, "M-red-purple", 158, 300),
+              track(12, "M-purple-yellow", 216, 300)]
+    cards = (seen(50, "M-orange-blue", 101, 302), seen(51, "M-red-purple", 160, 302),
+             seen(52, "M-purple-green", 217, 301, confidence=0.6))   # read a little off, as always
+    reading = Reading(cards, ((50, 51, 52),))
+    for order in (tracks, tracks[::-1]):      # whichever card the matching weighs first
+        assert match_sightings(order, reading, DECK, [[0, 1], [10, 11, 12]]) == \
+            {50: 10, 51: 11, 52: 12}
