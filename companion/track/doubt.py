@@ -34,21 +34,32 @@ class DoubtfulCards:
         return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical
                 or left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
 
-    def _carried(self, gone: set, added: set, present: set, window: _Window) -> dict[int, int]:
+    def _carried(self, gone: set, added: set, present: set, edges: set, window: _Window
+                 ) -> dict[int, int]:
         """New cards that are gone cards carried and misread (new -> gone), merged into them:
         the new card was read doubtfully (`_doubtful`), it is of the gone card's kind with at
-        most one colour read otherwise, and neither has another such partner."""
+        most one colour read otherwise, it is linked (`edges`) to every neighbour the gone card
+        had that is still on the table -- a card carried with its snake still touches them,
+        while one laid at the far end of a snake whose middle card the reader missed does
+        not -- and neither has another such partner."""
         whole = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         unsure = self._doubtful(added, present, window)
         if not unsure:
             return {}
+        beside = {t: set() for t in gone}
+        for chain in self.chains:
+            for a, b in zip(chain, chain[1:]):
+                for x, y in ((a, b), (b, a)):
+                    if x in beside and y in present:
+                        beside[x].add(y)
         partners: dict[int, set] = {}
         for g in gone - whole:
             was = Card.parse(self.codes.get(g) or self._track(g).identity)
             for a in unsure:
                 now = Card.parse(self._deck_reading(a))
                 if now.kind is was.kind and \
-                        len(set(now.colours) & set(was.colours)) >= len(was.colours) - 1:
+                        len(set(now.colours) & set(was.colours)) >= len(was.colours) - 1 and \
+                        all(frozenset((a, n)) in edges for n in beside[g]):
                     partners.setdefault(g, set()).add(a)
         pairs = {next(iter(news)): g for g, news in partners.items() if len(news) == 1}
         pairs = {a: g for a, g in pairs.items()

@@ -27,6 +27,8 @@ from .reading import Reading, SeenCard
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
+RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
+PUSH_COST = 0.1        # per card size a card's snake is pushed: breaks ties towards stillness
 _FAR = 1e6
 
 
@@ -146,11 +148,14 @@ def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, d
 
 
 def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
-                    chains: list[list[int]]) -> dict[int, int]:
+                    chains: list[list[int]], attached: dict[int, int] | None = None
+                    ) -> dict[int, int]:
     """Map each seen card id to a track id (cards left out are new).
 
     Every old chain is first moved by the push its cards agree on
-    (`_chain_shifts`); then one assignment pairs cards with where their tracks
+    (`_chain_shifts`), and with it the cards `attached` to one of its cards
+    (track -> track: a card not yet part of the settled chains, read linked to
+    it); then one assignment pairs cards with where their tracks
     should now be: a card read the same may be a little off, a card read
     differently must be right there (and costs more, so a misreading never
     outbids a card that was read right).
@@ -167,14 +172,103 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     codes = [deck.identity(s.card).code for s in seen]
     same = np.array([t.identity for t in tracks])[:, None] == np.array(codes)[None, :]
     shifts = _chain_shifts(tracks, seen, same, dist, chains)
+    for t, anchor in (attached or {}).items():
+        if anchor in shifts:
+            shifts[t] = shifts[anchor]
     moved = np.array([t.centre + shifts.get(t.id, 0.0) for t in tracks])
     residual = np.linalg.norm(moved[:, None, :] - centres_s[None, :, :], axis=2) / size
-    cost = np.where(same & (residual < SAME_CARD_SLACK), residual, _FAR)
+    # (of two cards that fit a sighting equally well, the one that lies still takes it, not
+    # the one whose snake had to be pushed there: cards mostly lie still)
+    pushed = np.linalg.norm(moved - centres_t, axis=1)[:, None] / size
+    cost = np.where(same & (residual < SAME_CARD_SLACK), residual + PUSH_COST * pushed, _FAR)
     cost = np.where(~same & (residual < ANY_CARD_REACH), residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
     pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
-    return _moved_far(tracks, reading, codes, chains, pairs)
+    pairs = _moved_far(tracks, reading, codes, chains, pairs)
+    return _kept_together(pairs, reading, chains, tracks, codes,
+                          {t.id: (m, t.size) for t, m in zip(tracks, moved)})
+
+
+def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[int]],
+                   tracks: list[Track], codes: list[str],
+                   where: dict[int, tuple[np.ndarray, float]]) -> dict[int, int]:
+    """Cards stay in their snake: a card is not torn from a neighbour on its own, and a card
+    read like it linked to its neighbours' sightings is that card.
+
+    A card matched to a sighting away from where its chain went (more than
+    `ANY_CARD_REACH`) while a neighbour of its chain was matched, where the reading
+    does not link the two sightings, was not carried off alone: the sighting is a card
+    read like it nearby -- a look-alike just laid beside it, or a look-alike neighbour --
+    while the reader missed the card itself.  The pair is dropped, and the card is then
+    given the one free sighting read like it that is linked to all its matched
+    neighbours' sightings (its chain moved, turned, with it), if there is one; otherwise
+    it stays unmatched and is judged by the pixels at its place (missed, or really gone).
+    A card matched where its chain went but cut off from its neighbours the same way (a
+    push proposed by one card alone put it on a look-alike or a card read otherwise) is
+    given such a sighting too, when there is one.  Nor does the only card seen of a snake
+    walk off alone: that is a look-alike near a snake gone or unseen.
+    """
+    by_track = {t.id: t for t in tracks}
+    centre = {c.index: c.centre for c in reading.cards}
+    code_of_seen = {c.index: code for c, code in zip(reading.cards, codes)}
+    beside: dict[int, set] = {}
+    for chain in reading.chains:
+        for a, b in zip(chain, chain[1:]):
+            beside.setdefault(a, set()).add(b)
+            beside.setdefault(b, set()).add(a)
+    seen_of = {t: i for i, t in pairs.items()}
+
+    def neighbours(chain: list[int], k: int) -> list[int]:
+        return [n for n in chain[k - 1:k] + chain[k + 1:k + 2] if n in seen_of]
+
+    torn, isolated = set(), set()
+    for chain in chains:
+        alone = len(chain) > 1 and sum(t in seen_of for t in chain) == 1
+        for k, t in enumerate(chain):
+            i = seen_of.get(t)
+            near = neighbours(chain, k)
+            if i is None or t not in where or not (near or alone) \
+                    or any(seen_of[n] in beside.get(i, ()) for n in near):
+                continue
+            place, size = where[t]
+            if np.linalg.norm(centre[i] - place) < ANY_CARD_REACH * size:
+                isolated.add(t)
+            else:
+                # (nor does one card of a snake no other card of which was seen walk off
+                # alone: a look-alike laid near a snake that is gone or unseen)
+                torn.add(t)
+    pairs = {i: t for i, t in pairs.items() if t not in torn}
+    for t in torn:
+        del seen_of[t]
+
+    def rejoined(chain: list[int], k: int, t: int) -> int | None:
+        """The one free sighting read like t linked to all its matched neighbours'."""
+        options = None
+        for n in neighbours(chain, k):
+            free = {i for i in beside.get(seen_of[n], ()) if i not in pairs
+                    and code_of_seen[i] == by_track[t].identity}
+            if len(chain) == 2:
+                # a neighbour with a free end: a look-alike laid there is not this card,
+                # unless it lies where this card lay beside it
+                was = by_track[t].centre - by_track[n].centre
+                free = {i for i in free if np.linalg.norm(centre[i] - centre[seen_of[n]] - was)
+                        < ANY_CARD_REACH * by_track[t].size}
+            options = free if options is None else options & free
+        return next(iter(options)) if options is not None and len(options) == 1 else None
+
+    for chain in chains:
+        for k, t in enumerate(chain):
+            if t in by_track and (t not in seen_of or t in isolated) and neighbours(chain, k):
+                i = rejoined(chain, k, t)
+                if i is None:
+                    continue
+                # (a card matched where its chain went but cut off from its neighbours, while
+                # a card read like it lies linked to them, is that card: the other was a
+                # card read otherwise, or a look-alike, where a wrong push put it)
+                pairs.pop(seen_of.get(t), None)
+                pairs[i], seen_of[t] = t, i
+    return pairs
 
 
 def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: list[list[int]],
@@ -199,8 +293,10 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         if all(t in seen_of for t in chain) and _contiguous([seen_of[t] for t in chain], reading):
             continue
         lone = len(chain) == 1
+        # (a long chain is itself though one of its cards is misread as it moves)
         best = _find_run(list(chain), by_track, reading, code_of_seen, centre_of_seen,
-                         lambda i: not lone or i not in track_of or track_of[i] == chain[0])
+                         lambda i: not lone or i not in track_of or track_of[i] == chain[0],
+                         slips=len(chain) // RUN_CARDS_PER_SLIP)
         if best is None:
             continue
         for t, i in zip(chain, best):
@@ -272,22 +368,22 @@ def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre
 
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
-              centre_of_seen: dict, free) -> list[int] | None:
-    """The seen run reading like these tracks in order (either way round), nearest to them."""
+              centre_of_seen: dict, free, slips: int = 0) -> list[int] | None:
+    """The seen run reading like these tracks in order (either way round), all but at most
+    `slips` of its cards alike, nearest to them (fewest cards read otherwise first)."""
     want = [by_track[t].identity for t in run]
     where = np.mean([by_track[t].centre for t in run], axis=0)
-    best, best_dist = None, np.inf
+    best, best_rank = None, (np.inf, np.inf)
     for seen_chain in reading.chains:
         for start in range(len(seen_chain) - len(want) + 1):
-            ids = list(seen_chain[start:start + len(want)])
-            got = [code_of_seen[i] for i in ids]
-            if got != want and got[::-1] == want:
-                ids, got = ids[::-1], got[::-1]
-            if got != want or not all(free(i) for i in ids):
-                continue
-            d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
-            if d < best_dist:
-                best, best_dist = ids, d
+            forward = list(seen_chain[start:start + len(want)])
+            for ids in (forward, forward[::-1]):
+                wrong = sum(code_of_seen[i] != w for i, w in zip(ids, want))
+                if wrong > slips or not all(free(i) for i in ids):
+                    continue
+                d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
+                if (wrong, d) < best_rank:
+                    best, best_rank = ids, (wrong, d)
     return best
 
 

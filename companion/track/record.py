@@ -58,6 +58,53 @@ class MoveRecord:
         moves = [m for m in self._rejudge()[at] if _key(m) not in known]
         return [TrackEvent("move", first, move) for move in moves]
 
+    def _completed_unseen(self, gone: set) -> bool:
+        """A snake taken whole now that is not complete as recorded, and a snake gone unseen
+        since the table that gave it its last card (its place changed then: moved, not merely
+        missed) that completes it at one of its ends: that card was laid to complete it -- the
+        unseen snake, pushed over to meet it and missed by the reader, is its head or tail --
+        and the snake was collected whole.  The last judged table is corrected to show them joined (the game is judged again), so the
+        completion and the collection are reported instead of a card laid and two incomplete
+        snakes taken.  True when a table was corrected."""
+        if not self.history:
+            return False
+        entry = self.history[-1]
+        whole = [c for c in self.chains if all(t in gone for t in c)]
+        laid = [c for c in whole if set(c) & set(entry["added"]) and not set(c) & set(self._gone_since)]
+        unseen = [c for c in whole if all(self._gone_since.get(t) == entry["frame"] for t in c)]
+        for chain in laid:
+            if self._is_complete(chain):
+                continue
+            for other in unseen:
+                joined = self._completing_join(chain, other, entry)
+                if joined is None:
+                    continue
+                ids, codes = joined
+                kept = [k for k, run in enumerate(entry["tracks"]) if run != chain and run != other]
+                entry["tracks"] = [entry["tracks"][k] for k in kept] + [ids]
+                entry["table"] = [entry["table"][k] for k in kept] + [codes]
+                self.chains = [c for c in self.chains if c is not chain and c is not other] + [ids]
+                self._rejudge()
+                return True
+        return False
+
+    def _completing_join(self, chain: list[int], other: list[int], entry: dict
+                         ) -> tuple[list[int], list[str]] | None:
+        """`other` set at an end of `chain` (either way round) so that the whole is a complete
+        snake, else None.  (Where `other` lay says little: a snake is pushed from anywhere on
+        the table to meet the card that completes it.)"""
+        def codes(run):
+            return [code_of(entry, t) or self._track(t).identity for t in run]
+
+        def flipped(run):
+            return run[::-1], [Card.parse(c).flipped().code for c in codes(run)[::-1]]
+        a, b = (chain, codes(chain)), (other, codes(other))
+        for x, y in ((a, b), (a, flipped(other)), (b, a), (flipped(other), a)):
+            ids, table = x[0] + y[0], x[1] + y[1]
+            if is_complete([Card.parse(c) for c in table]):
+                return list(ids), list(table)
+        return None
+
     def _is_complete(self, chain: list[int]) -> bool:
         entry = self.history[-1] if self.history else None
         codes = [(code_of(entry, t) if entry else None) or self._track(t).identity for t in chain]

@@ -110,6 +110,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._deferred = 0                          # settled readings in a row left unjudged
         self._waiting: dict[int, int] = {}          # new cards of a change left unjudged -> the
                                                     # frame of the picture that first showed them
+        self._waiting_links: set = set()            # ... and the links read to them then
         self._looks: Counter = Counter()            # settled tables each card was found in
 
     # ----------------------------------------------------------------- public
@@ -227,12 +228,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         links: Counter = Counter()
         latest_links: set = set()
         pairings: list[dict] = []
+        attached = self._attached()
         for frame, reading in zip(window.frames, window.readings):
             # a card the deck does not have (one colour at both ends of a middle) is a misreading
             # of something: the card is as good as not seen
             reading = without_cards(reading, {c.index for c in reading.cards
                                               if not self.deck.count(self.deck.identity(c.card))})
-            pairs = match_sightings(list(self.tracks.values()), reading, self.deck, self.chains)
+            pairs = match_sightings(list(self.tracks.values()), reading, self.deck, self.chains,
+                                    attached)
             for seen in reading.cards:
                 track = self.tracks[pairs[seen.index]] if seen.index in pairs \
                     else self._new_track(seen, frame)
@@ -247,6 +250,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         present = {t for t, k in presence.items() if k >= n / 2}
         self._looks.update(present)
         waited, self._waiting = self._waiting, {}   # kept one more settle, with their votes
+        self._waiting_links = set()
         # A link is judged only by the readings that saw both its cards: a card missed
         # in one reading says nothing about whether it touches its neighbour.
         seen_in = [set(pairs.values()) for pairs in pairings]
@@ -307,7 +311,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # A card leaves the table only in a taken snake: one gone from its place while a
             # new card of its kind, read doubtfully, turned up is that card carried (to be
             # joined) and misread -- not a card taken and another laid.
-            carried = self._carried(gone, added - set(late_found), present, window)
+            carried = self._carried(gone, added - set(late_found), present, edges, window)
             if carried:
                 self.stats["carried"] += len(carried)
                 present, edges, latest = (_renamed(present, carried), _renamed(edges, carried),
@@ -326,6 +330,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # pass.  A complete snake is the exception: taking it is the game.
         else:
             unseen, late_found, ghost_links = set(), {}, set()
+        if not forced and self._completed_unseen(gone):
+            self.stats["completed_unseen"] += 1
         complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)
                     for t in c}
         since = {t: self._gone_since.get(t, frame) for t in gone - complete}
@@ -361,7 +367,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
         if problem is None and (blind or unsure) and not forced:
             if self._deferred < self.settings.max_deferred:
-                return self._defer(window, added, late_found)
+                return self._defer(window, added, late_found, hidden, edges)
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
@@ -513,15 +519,35 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
 
-    def _defer(self, window: _Window, added: set, late_found: dict[int, int]) -> list[TrackEvent]:
+    def _defer(self, window: _Window, added: set, late_found: dict[int, int],
+               missing: set, edges: set) -> list[TrackEvent]:
         """Leave this change unjudged: its new cards (and their readings) wait for the next
-        settled table, where they are found late and judged in order."""
+        settled table, where they are found late and judged in order; meanwhile they move
+        with the snakes they were read linked to (`edges`, see `_attached`).  Cards seen gone in it (`missing`) are gone since its picture if they stay
+        gone: a snake taken in the turn whose card waits is judged with that card, not with
+        the next turn's."""
+        for t in missing:
+            self._gone_since.setdefault(t, window.frames[-1])
+            self._gone_count.setdefault(t, 0)     # (the date is saved with the count)
+        self._waiting_links = {e for e in edges if e & added}
         self._deferred += 1
         self.stats["deferred"] += 1
         dated = {t: self._pictures.frame(k) for t, k in late_found.items()}
         self._picture(window)
         self._waiting = {t: dated.get(t, window.frames[-1]) for t in added}
         return []
+
+    def _attached(self) -> dict[int, int]:
+        """Cards of a change left to wait -> a settled card they were read linked to: a card
+        whose reading differs from its last one is only recognised where its snake went, so
+        it moves with that snake (a push moves the waiting card too)."""
+        placed = {t for c in self.chains for t in c}
+        out = {}
+        for edge in self._waiting_links:
+            for a, b in (tuple(edge), tuple(edge)[::-1]):
+                if a in self._waiting and b in placed:
+                    out[a] = b
+        return out
 
     def _picture(self, window: _Window) -> None:
         """Keep a settled picture: a card found later is dated by where its place changed."""

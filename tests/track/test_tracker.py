@@ -690,3 +690,124 @@ def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own
     want = expected([[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
                      [["M-blue-green", "M-green-yellow", "M-yellow-red"]]])
     assert summary(tracker.moves) == summary(want["moves"])
+
+
+def _lost(calls, colours):
+    """A fault: the readings numbered `calls` miss the card with these colours, and its chain
+    breaks where it lay (as a reader that does not see a card cannot link across it)."""
+    def fault(data, call):
+        if call not in calls:
+            return data
+        gone = {c["id"] for c in data["cards"] if c["colours"] == colours}
+        data["cards"] = [c for c in data["cards"] if c["id"] not in gone]
+        snakes = []
+        for snake in data["snakes"]:
+            run = []
+            for i in snake["cards"] + [None]:
+                if i is not None and i not in gone:
+                    run.append(i)
+                elif run:
+                    snakes.append({"cards": run, "complete": False})
+                    run = []
+        data["snakes"] = snakes
+        return data
+    return fault
+
+
+def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
+    # the second table's readings miss M-purple-blue, and the card just laid after it reads
+    # the same (M-blue-purple): a card of a chain does not leave its neighbour on its own to
+    # lie where the new card is -- it was missed where it lay, and the new card extends it
+    tables = [[["H-purple", "M-purple-blue"], ["H-red"]],
+              [["H-purple", "M-purple-blue", "M-blue-purple"], ["H-red"]],
+              [["H-purple", "M-purple-blue", "M-blue-purple"], ["H-red", "M-red-green"]]]
+    tracker, p = run(tables, fault=_lost({4, 5, 6}, ["purple", "blue"]))
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+
+
+
+def test_a_chain_taken_while_the_card_laid_with_it_waits_to_be_read_again_is_taken_first():
+    # one turn takes H-red (an incomplete snake) and lays M-green-yellow, read doubtfully in
+    # every reading of that table (so the change waits for the next table): the taking is
+    # dated to the table it was first missed in, before the card laid then
+    tables = [[["M-blue-green"], ["M-red-purple"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-purple"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-purple", "M-purple-orange"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["M-red-purple", "M-purple-orange"]]]
+    tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["green", "yellow"], ["green", "orange"]))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_card_laid_at_a_snakes_end_is_not_its_missed_middle_carried_there():
+    # the snake is nudged as a card is laid at its end; every reading of that table misses a
+    # middle card (its place changed: the nudge) and misreads the new card, doubtfully, as a
+    # card like the missed one.  Not that card carried off: it would no longer touch the
+    # neighbour it lay against -- the new card waits, and the snake stays whole
+    t1 = [["H-purple", "M-purple-blue", "M-blue-green"], ["T-red"]]
+    t2 = [["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow"], ["T-red"]]
+    t3 = t2 + [["H-orange"]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(t1))
+    lose = _lost({4, 5, 6}, ["purple", "blue"])
+    misread = _misread_in({4, 5, 6}, ["green", "yellow"], ["green", "blue"], 0.5)
+    analyzer.fault = lambda data, call: misread(lose(data, call), call)
+    for table in (t2, t3):
+        p.show(analysis(table, offsets={0: (10.0, 6.0)}), 4, hand=True)
+        p.show(analysis(table, offsets={0: (10.0, 6.0)}))
+    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
+def test_a_card_left_to_wait_moves_with_the_snake_it_was_laid_against():
+    # M-purple-blue is read doubtfully (as M-purple-yellow) in every reading of the table it
+    # was laid in, so that change waits; in the next turn T-red is laid at the snake's other
+    # end and the whole snake shifts along: the waiting card is still the card laid a turn
+    # ago, not a second new card beside T-red
+    tables = [[["M-red-orange", "M-orange-purple"]],
+              [["M-red-orange", "M-orange-purple", "M-purple-blue"]],
+              [["T-red", "M-red-orange", "M-orange-purple", "M-purple-blue"]]]
+    tracker, p = run(tables, fault=_misread_in({4, 5, 6}, ["purple", "blue"], ["purple", "yellow"], 0.5))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def _turned_round(data, ids, about_x):
+    """The cards `ids` mirrored left to right about x = `about_x`: a chain laid again the
+    other way round, ends and corners alike."""
+    for card in data["cards"]:
+        if card["id"] in ids:
+            card["corners"] = [[2 * about_x - x, y] for x, y in card["corners"]]
+            card["ends"] = [[2 * about_x - x, y] for x, y in card["ends"]]
+    return data
+
+
+@pytest.mark.parametrize("offset, confidence", [((60.0, 250.0), 0.95), ((200.0, 60.0), 0.6)])
+def test_a_chain_carried_and_turned_round_is_followed_though_one_card_is_misread(offset, confidence):
+    # the snake is carried, laid back to front and extended; from then on every reading
+    # misreads one of its middles: still the same snake, only the new card is a move
+    before = [["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow"], ["T-red"]]
+    after = [before[0] + ["M-yellow-orange"], ["T-red"]]
+    third = after + [["H-orange"]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(before))
+    analyzer.fault = _misread_in(set(range(4, 100)), ["blue", "green"], ["blue", "red"], confidence)
+    for table in (after, third):
+        moved = _turned_round(analysis(table, offsets={0: offset}), set(range(5)), 300.0)
+        p.show(moved, 4, hand=True)
+        p.show(moved)
+    assert summary(tracker.moves) == summary(expected([before, after, third])["moves"])
+
+
+@pytest.mark.parametrize("tail_row", [1, 5])   # the tail pushed from near by, or from afar
+def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_is_complete(tail_row):
+    # M-red-purple completes H-red ... T-purple (the tail pushed over to meet it), but every
+    # reading of that table misses the tail; then the whole snake is collected.  Not a card
+    # laid, an incomplete snake taken and a lone tail taken: a completion and its collection
+    tail = [[]] * (tail_row - 1) + [["T-purple"]]
+    tables = [[["H-red"]], [["H-red"]] + tail, [["H-red", "M-red-purple", "T-purple"]],
+              [[], [], ["H-orange"]]]
+    tracker, p = run(tables, fault=_lost({7, 8, 9}, ["purple"]))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert tracker.account()["scores"] == expected(tables)["scores"]

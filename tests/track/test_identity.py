@@ -1,0 +1,92 @@
+"""Matching sightings to the cards already known (`match_sightings`), on hand-made tables."""
+from __future__ import annotations
+
+import numpy as np
+
+from companion.game.cards import Card
+from companion.game.deck import load_deck
+from companion.track.identity import Track, match_sightings
+from companion.track.reading import Reading, SeenCard
+
+DECK = load_deck()
+W, H = 56.0, 40.0      # a card along its chain, across it
+
+
+def _corners(x, y):
+    return ((x - W / 2, y - H / 2), (x + W / 2, y - H / 2), (x + W / 2, y + H / 2), (x - W / 2, y + H / 2))
+
+
+def seen(index, code, x, y, confidence=1.0):
+    card = Card.parse(code)
+    ends = tuple((x + W / 4 * s, y) for s in ((-1, 1) if len(card.colours) == 2 else (1,)))
+    return SeenCard(index, card, ends, _corners(x, y), confidence)
+
+
+def track(ident, code, x, y, sightings=6):
+    t = Track(ident, np.array([x, y]), H, np.array(_corners(x, y)))
+    for _ in range(sightings):
+        t.observe(seen(-1, code, x, y), DECK, 0)
+    return t
+
+
+def test_a_card_of_a_chain_carried_and_turned_round_goes_with_its_neighbours():
+    # the chain is carried and laid back to front (its head missed there), and a card reading
+    # like its second card lies near where that card was: the second card went with the
+    # neighbours it is linked to, and the look-alike is a new card
+    codes = ["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow", "M-yellow-red"]
+    tracks = [track(k, code, 100 + 58 * k, 300) for k, code in enumerate(codes)]
+    cards = tuple(seen(10 + k, codes[k], 527 - 58 * k, 323) for k in range(1, 5)) + \
+        (seen(99, "M-blue-purple", 212, 303, confidence=0.95),)
+    reading = Reading(cards, ((11, 12, 13, 14), (99,)))
+    pairs = match_sightings(tracks, reading, DECK, [[0, 1, 2, 3, 4]])
+    assert pairs == {11: 1, 12: 2, 13: 3, 14: 4}
+
+
+def test_a_card_of_a_chain_that_stayed_does_not_take_a_look_alike_laid_beside_it():
+    # M-purple-blue is missed; the card just laid after it reads the same and lies within a
+    # card of where it lay, but the reading does not link it to M-purple-blue's neighbour
+    tracks = [track(0, "H-purple", 100, 100), track(1, "M-purple-blue", 158, 100)]
+    cards = (seen(10, "H-purple", 100, 100), seen(11, "M-blue-purple", 216, 100))
+    reading = Reading(cards, ((10,), (11,)))
+    assert match_sightings(tracks, reading, DECK, [[0, 1]]) == {10: 0}
+
+
+def test_a_card_cut_off_from_its_neighbours_where_a_wrong_push_put_it_rejoins_them():
+    # a long snake carried far (its second card missed), and a look-alike of one of its cards
+    # left near that card's old place: the push that card alone proposes puts it on the
+    # look-alike, cut off from its neighbours, while a card read like it lies linked between
+    # them -- that is the card
+    codes = ["T-orange", "M-orange-green", "M-green-blue", "M-blue-red", "M-red-yellow",
+             "M-yellow-purple", "M-purple-red", "M-red-yellow", "M-yellow-blue"]
+    tracks = [track(k, code, 100 + 58 * k, 300) for k, code in enumerate(codes)]
+    cards = tuple(seen(10 + k, code, 100 + 58 * k - 198, 113) for k, code in enumerate(codes)
+                  if k != 1) + (seen(99, "M-red-yellow", 480, 221, confidence=0.5),)
+    reading = Reading(cards, ((10,), tuple(range(12, 19)), (99,)))
+    pairs = match_sightings(tracks, reading, DECK, [list(range(9))])
+    assert pairs == {10 + k: k for k in range(9) if k != 1}
+
+
+def test_one_card_of_a_snake_gone_unseen_does_not_walk_onto_a_look_alike_elsewhere():
+    # a snake of two is not seen at all (taken, or hidden), while a card reading like one of
+    # its cards lies a few cards away: that card is not the snake's card walked off alone
+    tracks = [track(0, "M-yellow-red", 100, 200), track(1, "M-green-yellow", 158, 200),
+              track(10, "M-blue-green", 100, 420), track(11, "M-green-orange", 158, 420)]
+    cards = (seen(50, "M-blue-green", 100, 420), seen(51, "M-green-orange", 158, 420),
+             seen(90, "M-yellow-red", 275, 214))
+    reading = Reading(cards, ((50, 51), (90,)))
+    assert match_sightings(tracks, reading, DECK, [[0, 1], [10, 11]]) == {50: 10, 51: 11}
+
+
+def test_a_card_lying_still_keeps_its_sighting_from_a_look_alike_of_a_snake_gone_unseen():
+    # a snake of two is gone (collected) and nothing of it is seen; one of its cards reads
+    # like a card of a snake that lies still nearby (another card of which is misread): that
+    # card keeps its own sighting, the gone card is not pushed onto it
+    tracks = [track(0, "T-red", 100, 200), track(1, "M-red-purple", 158, 200),
+              track(10, "M-orange-blue", 100, 300), track(11, "M-red-purple", 158, 300),
+              track(12, "M-purple-yellow", 216, 300)]
+    cards = (seen(50, "M-orange-blue", 101, 302), seen(51, "M-red-purple", 160, 302),
+             seen(52, "M-purple-green", 217, 301, confidence=0.6))   # read a little off, as always
+    reading = Reading(cards, ((50, 51, 52),))
+    for order in (tracks, tracks[::-1]):      # whichever card the matching weighs first
+        assert match_sightings(order, reading, DECK, [[0, 1], [10, 11, 12]]) == \
+            {50: 10, 51: 11, 52: 12}
