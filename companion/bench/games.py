@@ -138,19 +138,25 @@ class OracleAnalyzer:
                 card["colours"][k] = str(errors.choice([c for c in self.COLOURS if c not in card["colours"]]))
                 card["confidence"] = float(errors.uniform(0.4, 0.9))
             kept.append(card)
-        ids = {c["id"] for c in kept}
-        data["cards"] = kept
-        snakes = []
-        for snake in data.get("snakes", []):     # a missed card breaks its chain in two
-            part: list[int] = []
-            for i in snake["cards"] + [None]:
-                if i in ids:
-                    part.append(i)
-                elif part:
-                    snakes.append({"cards": part, "complete": False})
-                    part = []
-        data["snakes"] = snakes
-        return data
+        return keep_cards(data, kept)
+
+
+def keep_cards(data: dict, kept: list[dict]) -> dict:
+    """`analyze` output (changed in place) as a reader that saw only the cards `kept`:
+    a card it missed breaks its chain in two, as the reader cannot link across it."""
+    ids = {c["id"] for c in kept}
+    data["cards"] = kept
+    snakes = []
+    for snake in data.get("snakes", []):
+        part: list[int] = []
+        for i in snake["cards"] + [None]:
+            if i in ids:
+                part.append(i)
+            elif part:
+                snakes.append({"cards": part, "complete": False})
+                part = []
+    data["snakes"] = snakes
+    return data
 
 
 def _still_tables(truth: dict) -> dict[int, int]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from companion.bench.games import keep_cards
 from companion.game.referee import judge_record
 from companion.track.tracker import Tracker, TrackerSettings
 from .scene import FakeAnalyzer, Player, analysis
@@ -698,19 +699,7 @@ def _lost(calls, colours):
     def fault(data, call):
         if call not in calls:
             return data
-        gone = {c["id"] for c in data["cards"] if c["colours"] == colours}
-        data["cards"] = [c for c in data["cards"] if c["id"] not in gone]
-        snakes = []
-        for snake in data["snakes"]:
-            run = []
-            for i in snake["cards"] + [None]:
-                if i is not None and i not in gone:
-                    run.append(i)
-                elif run:
-                    snakes.append({"cards": run, "complete": False})
-                    run = []
-        data["snakes"] = snakes
-        return data
+        return keep_cards(data, [c for c in data["cards"] if c["colours"] != colours])
     return fault
 
 
