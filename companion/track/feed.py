@@ -81,7 +81,11 @@ class TrackerFeed:
 def _correction(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
     """A tracker correction as the dashboard addresses it: the number of the table the card
     was first settled in (its history index), old and new name; also, for reading only, that
-    table's feed index and which of the tables sent at that index it was."""
+    table's feed index and which of the tables sent at that index it was.  None for a
+    correction the dashboard's log cannot hold (a judged table's snakes joined: it records
+    card renames only)."""
+    if "track" not in data:
+        return None
     first = next((k for k, entry in enumerate(tracker.history)
                   if any(data["track"] in chain for chain in entry["tracks"])), None)
     if first is None or first >= len(delivered):

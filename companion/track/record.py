@@ -85,6 +85,7 @@ class MoveRecord:
                 entry["table"] = [entry["table"][k] for k in kept] + [codes]
                 self.chains = [c for c in self.chains if c is not chain and c is not other] + [ids]
                 self._rejudge()
+                self._rejoined.append({"table_number": len(self.history) - 1, "joined": codes})
                 return True
         return False
 
@@ -140,7 +141,15 @@ class MoveRecord:
 
     def _corrections(self, frame: int) -> list[TrackEvent]:
         """Re-name a settled card whose readings have since clearly outvoted its first name,
-        and re-judge the game from the corrected tables (the referee is replayed)."""
+        and re-judge the game from the corrected tables (the referee is replayed); also tell
+        of judged tables corrected since (`_completed_unseen`), with the moves re-judged."""
+        told = [TrackEvent("correction", frame, {"frame": frame, **rejoined, "moves": list(self.moves)})
+                for rejoined in self._rejoined]
+        self._rejoined = []
+        return told + self._renamed(frame)
+
+    def _renamed(self, frame: int) -> list[TrackEvent]:
+        """`_corrections`' card renames."""
         changed = []
         for t, committed in list(self.codes.items()):
             track = self.tracks[t]

@@ -102,6 +102,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._gone_count: dict[int, int] = {}      # cards seen gone, for how many settled tables
         self._gone_since: dict[int, int] = {}      # ... and the frame they were first missed
         self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
+        self._rejoined: list[dict] = []            # judged tables corrected since, not yet told
         self.retired: dict[int, Track] = {}        # cards collected or taken, kept for the record
         self._facing: dict[int, dict[int, str]] = {}  # middle -> {neighbour: colour facing it}
         # the settled pictures since the table was last given to the referee, that one first:

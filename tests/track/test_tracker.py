@@ -800,3 +800,18 @@ def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_i
     tracker, p = run(tables, fault=_lost({7, 8, 9}, ["purple"]))
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
     assert tracker.account()["scores"] == expected(tables)["scores"]
+    # the move first announced as a card laid is re-judged: followers are told so
+    told = [e.data for e in p.events if e.kind == "correction"]
+    assert [c["joined"] for c in told] == [["H-red", "M-red-purple", "T-purple"]]
+    assert summary(told[0]["moves"]) == summary(expected(tables)["moves"])
+
+
+def test_a_joined_snake_correction_is_not_sent_to_the_dashboard_as_a_rename():
+    """The dashboard's log holds card renames only: a correction that joined a judged
+    table's snakes is for followers, and the feed passes it by instead of failing on it."""
+    from companion.track.feed import _correction
+    tables = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-purple"]],
+              [[], [], ["H-orange"]]]
+    tracker, p = run(tables, fault=_lost({7, 8, 9}, ["purple"]))
+    told = [e.data for e in p.events if e.kind == "correction"]
+    assert told and all(_correction(tracker, c, list(range(len(tracker.history)))) is None for c in told)
