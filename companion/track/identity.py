@@ -212,11 +212,7 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
     by_track = {t.id: t for t in tracks}
     centre = {c.index: c.centre for c in reading.cards}
     code_of_seen = {c.index: code for c, code in zip(reading.cards, codes)}
-    beside: dict[int, set] = {}
-    for chain in reading.chains:
-        for a, b in zip(chain, chain[1:]):
-            beside.setdefault(a, set()).add(b)
-            beside.setdefault(b, set()).add(a)
+    beside = _linked(reading)
     seen_of = {t: i for i, t in pairs.items()}
 
     def neighbours(chain: list[int], k: int) -> list[int]:
@@ -340,11 +336,7 @@ def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre
     has exactly one unclaimed neighbour, is that card (read differently in a moved chain) --
     if that neighbour lies on the same side of it as before: a card the reader missed at
     one end of its neighbour is not the new card just laid at the neighbour's other end."""
-    beside: dict[int, list[int]] = {}
-    for chain in reading.chains:
-        for a, b in zip(chain, chain[1:]):
-            beside.setdefault(a, []).append(b)
-            beside.setdefault(b, []).append(a)
+    beside = _linked(reading)
     changed = True
     while changed:
         changed = False
@@ -365,6 +357,16 @@ def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre
                     i = options.pop()
                     track_of[i], seen_of[t] = t, i
                     changed = True
+
+
+def _linked(reading: Reading) -> dict[int, set[int]]:
+    """Each seen card's neighbours in the reading's chains."""
+    beside: dict[int, set[int]] = {}
+    for chain in reading.chains:
+        for a, b in zip(chain, chain[1:]):
+            beside.setdefault(a, set()).add(b)
+            beside.setdefault(b, set()).add(a)
+    return beside
 
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,

@@ -63,9 +63,10 @@ class MoveRecord:
         since the table that gave it its last card (its place changed then: moved, not merely
         missed) that completes it at one of its ends: that card was laid to complete it -- the
         unseen snake, pushed over to meet it and missed by the reader, is its head or tail --
-        and the snake was collected whole.  The last judged table is corrected to show them joined (the game is judged again), so the
-        completion and the collection are reported instead of a card laid and two incomplete
-        snakes taken.  True when a table was corrected."""
+        and the snake was collected whole.  The last judged table is corrected to show them
+        joined (the game is judged again), so the completion and the collection are reported
+        instead of a card laid and two incomplete snakes taken.  True when a table was
+        corrected."""
         if not self.history:
             return False
         entry = self.history[-1]
@@ -76,7 +77,7 @@ class MoveRecord:
             if self._is_complete(chain):
                 continue
             for other in unseen:
-                joined = self._completing_join(chain, other, entry)
+                joined = self._completing_join(chain, other)
                 if joined is None:
                     continue
                 ids, codes = joined
@@ -89,17 +90,14 @@ class MoveRecord:
                 return True
         return False
 
-    def _completing_join(self, chain: list[int], other: list[int], entry: dict
+    def _completing_join(self, chain: list[int], other: list[int]
                          ) -> tuple[list[int], list[str]] | None:
         """`other` set at an end of `chain` (either way round) so that the whole is a complete
         snake, else None.  (Where `other` lay says little: a snake is pushed from anywhere on
         the table to meet the card that completes it.)"""
-        def codes(run):
-            return [code_of(entry, t) or self._track(t).identity for t in run]
-
         def flipped(run):
-            return run[::-1], [Card.parse(c).flipped().code for c in codes(run)[::-1]]
-        a, b = (chain, codes(chain)), (other, codes(other))
+            return run[::-1], [Card.parse(c).flipped().code for c in self._codes(run)[::-1]]
+        a, b = (chain, self._codes(chain)), (other, self._codes(other))
         for x, y in ((a, b), (a, flipped(other)), (b, a), (flipped(other), a)):
             ids, table = x[0] + y[0], x[1] + y[1]
             if is_complete([Card.parse(c) for c in table]):
@@ -107,9 +105,12 @@ class MoveRecord:
         return None
 
     def _is_complete(self, chain: list[int]) -> bool:
+        return is_complete([Card.parse(c) for c in self._codes(chain)])
+
+    def _codes(self, run: list[int]) -> list[str]:
+        """The cards' codes as the last judged table has them (else as their tracks read)."""
         entry = self.history[-1] if self.history else None
-        codes = [(code_of(entry, t) if entry else None) or self._track(t).identity for t in chain]
-        return is_complete([Card.parse(c) for c in codes])
+        return [(code_of(entry, t) if entry else None) or self._track(t).identity for t in run]
 
 
     def _track(self, t: int) -> Track:
