@@ -84,7 +84,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     """(quad, score) for every card found in the (already downscaled) image."""
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
-    singles: list[tuple[np.ndarray, float, np.ndarray]] = []
+    singles: list[tuple[np.ndarray, float, bool]] = []   # (quad, score, from a whole-only map)
     blobs: list[Blob] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
