@@ -1,10 +1,10 @@
 """A game's state, derived by replaying its event log through the referee.
 
 The log is append-only: observed tables, verdict overrides, card corrections,
-undos and the end of the game.  Nothing here is stored; everything the
-dashboard shows (table, moves, piles, scores, whose turn) is recomputed from
-the log, so an edit to any past move changes everything after it and nothing
-can drift out of step.
+re-judged tables, undos and the end of the game.  Nothing here is stored;
+everything the dashboard shows (table, moves, piles, scores, whose turn) is
+recomputed from the log, so an edit to any past move changes everything after
+it and nothing can drift out of step.
 
 Events are addressed by their log sequence number (`seq`), not by frame
 index: undoing an observed table renumbers the frames after it, while the
@@ -17,6 +17,12 @@ Event payloads (``kind``: ``data``):
 - ``correction``: ``{"target": seq, "from": code, "to": code, "reason": str}`` --
   the card read as ``from`` at that table (and after it, while it stays) is
   really ``to``.
+- ``retable``: ``{"target": seq, "table": [[code, ...], ...], "reason": str}`` --
+  that table event is judged as showing ``table`` instead of what the camera
+  read (e.g. two snakes were one: an end the reader missed had been pushed
+  over to complete it).  Only that table changes; the camera's reading stays
+  in the log.  Card corrections apply on top of it; of several live retables
+  of one table the latest counts.
 - ``override``: ``{"target": seq, "index": int, "legal": bool|None,
   "stands": bool, "player": str|None, "reason": str}`` -- the referee's
   verdict on one move of that table.  ``legal=False, stands=True`` is
@@ -54,6 +60,7 @@ class Frame:
     picture: str | None
     source_frame: int | None
     explained: bool = True  # False when the referee could not make sense of it
+    retable: int | None = None  # the seq of the retable event judged in place of `observed`
 
 
 @dataclass
@@ -161,8 +168,8 @@ class Replay:
 
     `view(events)` takes the whole log.  When the log only grew by observed
     tables since the last call -- the live game's common case -- only those
-    are fed to the referee; any other change (an override, a correction, an
-    undo, the end) replays the whole log from a fresh referee.
+    are fed to the referee; any other change (an override, a correction, a
+    retable, an undo, the end) replays the whole log from a fresh referee.
     """
 
     def __init__(self, players: Sequence[str], deck: Deck | None = None,
@@ -182,6 +189,7 @@ class Replay:
         self._ledger: list[dict] = []                 # every collected snake with its move
         self._overrides: dict[tuple[int, int], dict] = {}
         self._corrections: dict[int, list[tuple[str, str]]] = {}
+        self._retables: dict[int, tuple[int, list]] = {}  # table seq -> (retable seq, chains)
         self._active: list[Correction] = []
         self._finished = False
 
@@ -207,7 +215,7 @@ class Replay:
         return self._snapshot(events)
 
     def _prepare(self, events: list) -> None:
-        """Everything that is not a table: which events count, overrides, corrections."""
+        """Everything that is not a table: which events count, overrides, corrections, retables."""
         self._undone = undone_events(events)
         live = [e for e in events if e.seq not in self._undone]
         for e in live:
@@ -217,10 +225,13 @@ class Replay:
             elif e.kind == "correction":
                 self._corrections.setdefault(int(e.data["target"]), []).append(
                     (e.data["from"], e.data["to"]))
+            elif e.kind == "retable":
+                self._retables[int(e.data["target"])] = (e.seq, e.data["table"])
 
     def _observe(self, event) -> None:
         observed = event.data.get("table", [])
-        table = copy.deepcopy(observed)
+        retable, judged = self._retables.get(event.seq, (None, observed))
+        table = copy.deepcopy(judged)
         previous = self._frames[-1].table if self._frames else None
         for wrong, right in self._corrections.get(event.seq, []):
             self._active.append(Correction(wrong, right, previous))
@@ -237,7 +248,8 @@ class Replay:
             moves, explained = [], False
         self._frames.append(Frame(index, event.seq, table, observed,
                                   bool(event.data.get("desync")) or not explained,
-                                  event.data.get("picture"), event.data.get("frame"), explained))
+                                  event.data.get("picture"), event.data.get("frame"), explained,
+                                  retable))
         self._judge(moves, event.seq, index, before)
 
     def _judge(self, moves: list[dict], event_seq: int, frame: int, before: dict) -> None:

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS events (
     game_id    TEXT NOT NULL REFERENCES games(id),
     seq        INTEGER NOT NULL,           -- 1, 2, 3... per game, never reused
-    kind       TEXT NOT NULL,              -- table | override | correction | undo | finish
+    kind       TEXT NOT NULL,              -- table | override | correction | retable | undo | finish
     payload    TEXT NOT NULL,              -- JSON object
     created_at REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 """
 
-EVENT_KINDS = frozenset({"table", "override", "correction", "undo", "finish"})
+EVENT_KINDS = frozenset({"table", "override", "correction", "retable", "undo", "finish"})
 
 
 class StoreError(ValueError):

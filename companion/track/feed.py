@@ -2,9 +2,11 @@
 
 The dashboard keeps its own history and referee; what it needs from the
 camera is each settled table, the desync flag, an annotated picture now and
-then for its MJPEG view, and the tracker's corrections (a card read wrongly
-when it was laid and outvoted by later readings), which the dashboard stores
-as card corrections of the table the card was first settled in.
+then for its MJPEG view, and the tracker's corrections: a card read wrongly
+when it was laid and outvoted by later readings, which the dashboard stores
+as a card correction of the table the card was first settled in; and a judged
+table the tracker re-judged (a snake completed with an end the reader missed,
+then collected whole), which the dashboard stores as a retable of that table.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import cv2
 from .frames import full_image
 from .reading import AnalyzeFn
 from .sources import guess_fps, open_source
+from .tables import canonical_chain
 from .tracker import Tracker, TrackerSettings
 from .watchdog import watch
 
@@ -81,9 +84,11 @@ class TrackerFeed:
 def _correction(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
     """A tracker correction as the dashboard addresses it: the number of the table the card
     was first settled in (its history index), old and new name; also, for reading only, that
-    table's feed index and which of the tables sent at that index it was.  None for a
-    correction the dashboard's log cannot hold (a judged table's snakes joined: it records
-    card renames only)."""
+    table's feed index and which of the tables sent at that index it was.  A correction that
+    joined a judged table's snakes is that table as now judged (see `_retable`).  None for a
+    correction that cannot be placed on a table the feed sent."""
+    if "joined" in data:
+        return _retable(tracker, data, delivered)
     if "track" not in data:
         return None
     first = next((k for k, entry in enumerate(tracker.history)
@@ -93,6 +98,24 @@ def _correction(tracker: Tracker, data: dict, delivered: list[int]) -> dict | No
     since = delivered[first]
     return {"table_number": first, "since": since, "nth": delivered[:first].count(since),
             "from": data["from"], "to": data["to"]}
+
+
+def _retable(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
+    """A judged table corrected to show two of its snakes joined, as the dashboard addresses
+    it: the table's number, the whole table as the tracker now judges it, the snake joined
+    (and, for reading only, "since"/"nth" as for a rename).  None unless that table of the
+    tracker's history was sent and holds the joined snake: a table named by a number that
+    no longer means what the feed sent is not guessed at."""
+    number = data.get("table_number")
+    if not isinstance(number, int) or not 0 <= number < min(len(delivered), len(tracker.history)):
+        return None
+    table = [list(chain) for chain in tracker.history[number]["table"]]
+    joined = list(data["joined"])
+    if canonical_chain(joined) not in {canonical_chain(chain) for chain in table}:
+        return None
+    since = delivered[number]
+    return {"table_number": number, "since": since, "nth": delivered[:number].count(since),
+            "table": table, "joined": joined}
 
 
 def open_table_feed(source: str, **options) -> TrackerFeed:

@@ -23,8 +23,11 @@ class FeedEvent:
     jpeg: bytes | None = None       # the annotated picture at this moment, if any
     desync: bool = False            # the tracker cannot explain what it sees
     finished: bool = False          # the draw pile is empty: no more moves will come
-    # a card settled earlier was misread: {"table_number": n, "from": code, "to": code, ...}
-    # names the table event with that `table_number`, the one the card was first laid in.
+    # a table settled earlier is corrected; it names the table event with that
+    # `table_number`.  Either a card was misread, {"table_number": n, "from": code,
+    # "to": code, ...} (n: the table the card was first laid in), or the table is judged
+    # differently, {"table_number": n, "table": chains, "joined": chain, ...} (two of
+    # its snakes were one: an end the camera missed had completed it).
     # (Its "since"/"nth" -- the k-th table sent at feed index `since` -- are kept for
     # reading only: a table the dashboard refused would shift them onto another table.)
     correction: dict | None = None

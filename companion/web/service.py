@@ -17,7 +17,7 @@ from typing import Callable
 
 from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
-from companion.game.history import GameView, Replay
+from companion.game.history import Frame, GameView, Replay
 from companion.store.db import Game, Store, StoreError, UnknownGame
 
 from .advice import UNCOUNTED, DashboardAdvisor, DrawPileCounts
@@ -28,6 +28,8 @@ from .picture import draw_table_jpeg, encode_jpeg, placeholder_jpeg
 
 log = logging.getLogger(__name__)
 BADGE_WAIT_SECONDS = 0.03   # an event waits this long for the snake badges, then goes without
+# the log's changes to what was seen, listed with the overrides (`GET /api/moves`)
+REFEREE_CHANGES = ("override", "correction", "retable", "undo")
 
 
 class ActionError(ValueError):
@@ -156,7 +158,7 @@ class GameService:
         view = self.view(game)
         return {"game": game.id,
                 "moves": [self.move_json(game, m, view) for m in view.moves],
-                "overrides": [e for e in view.log if e["kind"] in ("override", "correction", "undo")]}
+                "overrides": [e for e in view.log if e["kind"] in REFEREE_CHANGES]}
 
     def scores_json(self, game: Game) -> dict:
         view = self.view(game)
@@ -274,6 +276,12 @@ class GameService:
         except LookupError as exc:
             raise ActionError(str(exc)) from None
 
+    def _frame(self, game: Game, frame) -> Frame:
+        try:
+            return self.view(game).frames[int(frame)]
+        except (TypeError, ValueError, IndexError):
+            raise ActionError(f"no frame {frame!r} in this game") from None
+
     @staticmethod
     def _reason(reason) -> str:
         reason = " ".join(str(reason or "").split())
@@ -301,11 +309,7 @@ class GameService:
 
     def correct(self, game: Game, frame, wrong: str, right: str, reason="") -> GameView:
         reason = self._reason(reason)
-        view = self.view(game)
-        try:
-            target = view.frames[int(frame)]
-        except (TypeError, ValueError, IndexError):
-            raise ActionError(f"no frame {frame!r} in this game") from None
+        target = self._frame(game, frame)
         try:
             wrong_card, right_card = Card.parse(wrong), self.deck.parse(right)
         except ValueError as exc:
@@ -316,6 +320,15 @@ class GameService:
         data = {"target": target.seq, "from": wrong_card.code, "to": right_card.code,
                 "reason": reason}
         return self._append(game, "correction", data)[1]
+
+    def retable(self, game: Game, frame, table, reason="") -> GameView:
+        """Judge the table at `frame` as `table` instead of what the camera read (e.g. two
+        snakes that were one); what was read stays in the log, and every move is judged
+        again from there."""
+        reason = self._reason(reason)
+        target = self._frame(game, frame)
+        data = {"target": target.seq, "table": validate_table(table, self.deck), "reason": reason}
+        return self._append(game, "retable", data)[1]
 
     def undo(self, game: Game, seq, reason="") -> GameView:
         reason = self._reason(reason)
@@ -415,11 +428,13 @@ class GameService:
             self.publish(game, "feed_error")
 
     def _camera_correction(self, game: Game, correction: dict, accepted: dict[int, int]) -> None:
-        """The tracker outvoted its first reading of a card: rename it from the table it was laid in.
+        """The tracker corrected a table it had settled: it outvoted its first reading of a
+        card (rename the card from the table it was laid in), or it judged that table again
+        with two of its snakes joined (retable it).
 
         That table is the one the feed numbered `table_number`, or none: a table this
         service refused (or one from before the feed restarted) is not stored under that
-        number, and renaming from any other table would rewrite the wrong move.
+        number, and correcting any other table would rewrite the wrong move.
         """
         number = correction.get("table_number")
         try:
@@ -429,6 +444,13 @@ class GameService:
                 raise ActionError(
                     f"table {number!r} of the feed (camera frame {correction.get('since')}) "
                     "is not in this game's history: it was refused, undone or sent before a restart")
+            if "table" in correction:
+                joined = correction.get("joined") or []
+                snake = " ".join(joined) if len(joined) <= 12 else f"a snake of {len(joined)} cards"
+                self.retable(game, frame.index, correction["table"],
+                             f"camera: {snake} was one snake, completed with an end the "
+                             "camera missed; the table is judged again")
+                return
             self.correct(game, frame.index, correction["from"], correction["to"],
                          f"camera: later readings of this card say {correction['to']}, "
                          f"not {correction['from']}")

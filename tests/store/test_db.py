@@ -73,3 +73,15 @@ def test_the_database_is_in_wal_mode_with_full_sync(tmp_path):
     Store(tmp_path / "g.sqlite3").close()
     db = sqlite3.connect(tmp_path / "g.sqlite3")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_retable_is_an_event_kind_the_store_keeps(tmp_path):
+    store = Store(tmp_path / "g.sqlite3")
+    game = store.create_game(["Ann", "Ben"])
+    store.append(game.id, "table", {"table": [["H-red"], ["T-purple"]]})
+    data = {"target": 1, "table": [["H-red", "T-purple"]], "reason": "one snake"}
+    assert store.append(game.id, "retable", data).seq == 2
+    store.close()
+    again = Store(tmp_path / "g.sqlite3")
+    assert [(e.kind, e.data) for e in again.events(game.id, after=1)] == [("retable", data)]
+    again.close()

@@ -181,3 +181,39 @@ def test_a_kept_replay_fed_event_by_event_equals_replaying_from_scratch(seed, da
         view = kept.view(log[:n])
         if n % 6 == 0 or n == len(log):   # a full replay at every step would be quadratic
             assert judged(view) == judged(replay(game.players, log[:n])), n
+
+
+# The tracker's account of a snake completed with a tail the reader missed: the tail, pushed
+# over to meet the card that completes the snake, was never seen there, and the whole snake
+# was collected in the next turn.  The camera's tables, then the third one as re-judged.
+SEEN = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple"], ["T-purple"]],
+        [["H-orange"]]]
+REJUDGED = SEEN[:2] + [[["H-red", "M-red-purple", "T-purple"]]] + SEEN[3:]
+
+
+def test_a_retabled_table_is_judged_as_the_table_it_names_and_the_camera_reading_is_kept():
+    players = ["Ann", "Ben"]
+    events = log_of({"frames": [{"table": t} for t in SEEN]})
+    as_seen = replay(players, events)
+    assert judged(as_seen) == judge_record({"players": players, "frames": [{"table": t} for t in SEEN]})
+    retabled = replay(players, events + [E(5, "retable", {
+        "target": 3, "table": REJUDGED[2], "reason": "the tail was pushed over unseen"})])
+    want = judge_record({"players": players, "frames": [{"table": t} for t in REJUDGED]})
+    assert judged(retabled) == want and judged(retabled) != judged(as_seen)
+    # Ben completed the snake and collected it: not Ann taking two incomplete ones
+    assert retabled.scores["Ben"] == {"cards": 3, "snakes": 1, "longest": 3}
+    assert retabled.frames[2].table == REJUDGED[2] and retabled.frames[2].observed == SEEN[2]
+    assert retabled.frames[2].retable == 5 and as_seen.frames[2].retable is None
+    assert [f.retable for f in retabled.frames] == [None, None, 5, None]
+
+
+def test_a_retable_can_be_undone_and_a_card_correction_applies_on_top_of_it():
+    players = ["Ann", "Ben"]
+    events = log_of({"frames": [{"table": t} for t in SEEN]}) + [
+        E(5, "retable", {"target": 3, "table": REJUDGED[2], "reason": "unseen tail"})]
+    as_seen = judged(replay(players, log_of({"frames": [{"table": t} for t in SEEN]})))
+    undone = replay(players, events + [E(6, "undo", {"target": 5, "reason": "no"})])
+    assert judged(undone) == as_seen and undone.frames[2].retable is None
+    renamed = replay(players, events + [E(6, "correction", {
+        "target": 3, "from": "M-red-purple", "to": "M-red-yellow", "reason": "glare"})])
+    assert renamed.frames[2].table == [["H-red", "M-red-yellow", "T-purple"]]

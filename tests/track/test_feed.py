@@ -8,7 +8,7 @@ from companion.web.app import create_app
 from ..web import conftest as web
 from .scene import StampedAnalyzer, game_frames, unstamp
 from .test_sources import GAP, GAP_PLAYERS, _gap_game
-from .test_tracker import GAME, PLAYERS, _identity
+from .test_tracker import GAME, PLAYERS, _identity, summary
 
 service = web.service     # the dashboard's service fixture, as its own tests use it
 
@@ -118,3 +118,66 @@ def test_a_correction_of_a_card_laid_in_a_refused_table_is_not_applied_anywhere(
     assert [e for e in view.log if e["kind"] == "correction"] == []
     assert any("camera correction not applied" in r.getMessage() and "refused" in r.getMessage()
                for r in caplog.records)
+
+
+# H-red ... T-purple completed by M-red-purple (the tail pushed over to meet it), but every
+# reading of that table misses the tail; in the next turn the whole snake is collected
+REJOIN = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-purple"]],
+          [[], [], ["H-orange"]]]
+
+
+class MissesTheTail(StampedAnalyzer):
+    """Every reading of the third table misses T-purple (and so the link to it)."""
+
+    def __call__(self, image):
+        from companion.bench.games import keep_cards
+        data = super().__call__(image)
+        if unstamp(image) == 2:
+            data = keep_cards(data, [c for c in data["cards"] if c["colours"] != ["purple"]])
+        return data
+
+
+def tracker_feed(tmp_path, tables, analyzer):
+    """The tracker's feed over a scripted game's pictures, as fast as it can read them."""
+    folder = write_frames(tmp_path / "game", game_frames(tables, still=7, hand_frames=3))
+    return open_table_feed(str(folder), players=PLAYERS, analyze=analyzer, realtime=False,
+                           picture_fps=0)
+
+
+def test_a_table_the_tracker_judges_again_is_sent_naming_that_table(tmp_path):
+    feed = tracker_feed(tmp_path, REJOIN, MissesTheTail(REJOIN))
+    events = list(feed.events())
+    tables = [e for e in events if e.table is not None]
+    (correction,) = [e.correction for e in events if e.correction is not None]
+    laid = next(e for e in tables if any("M-red-purple" in chain for chain in e.table))
+    assert correction["table_number"] == laid.table_number == 2
+    assert ["T-purple"] in laid.table          # sent as two snakes, the tail apart
+    assert correction["table"] == feed.tracker.history[2]["table"] == [REJOIN[2][0]]
+    assert correction["joined"] == REJOIN[2][0] and "from" not in correction
+
+
+def test_a_table_the_tracker_judges_again_is_judged_again_in_the_dashboards_history(
+        service, tmp_path):
+    from companion.game.referee import judge_record
+    feed = tracker_feed(tmp_path, REJOIN, MissesTheTail(REJOIN))
+    game = service.new_game(PLAYERS, feed.source, feed)
+    service.wait_for_feed(timeout=60)
+    assert service.feed_error is None
+    client = create_app(service, testing=True).test_client()
+    account = feed.tracker.account()
+    want = judge_record({"players": PLAYERS, "frames": [{"table": t} for t in REJOIN]})
+    assert account["scores"] == want["scores"]
+    scores = client.get("/api/scores").get_json()
+    assert scores["scores"] == account["scores"] and scores["winners"] == account["winners"]
+    assert scores["piles"] == account["piles"]
+    moves = client.get("/api/moves").get_json()
+    assert summary(moves["moves"]) == summary(account["moves"])
+    (retable,) = [o for o in moves["overrides"] if o["kind"] == "retable"]
+    assert "camera" in retable["data"]["reason"]
+    view = service.view(service.store.game(game.id))
+    target = next(f for f in view.frames if f.seq == retable["data"]["target"])
+    # the camera's reading stays in the log; the referee judged the table the tracker meant
+    assert target.index == 2 and ["T-purple"] in target.observed
+    assert target.table == [REJOIN[2][0]] and target.retable == retable["seq"]
+    page = client.get("/parts/history").data.decode()
+    assert "table judged again" in page and "move 2: <code>H-red M-red-purple T-purple</code>" in page

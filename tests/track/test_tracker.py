@@ -806,12 +806,18 @@ def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_i
     assert summary(told[0]["moves"]) == summary(expected(tables)["moves"])
 
 
-def test_a_joined_snake_correction_is_not_sent_to_the_dashboard_as_a_rename():
-    """The dashboard's log holds card renames only: a correction that joined a judged
-    table's snakes is for followers, and the feed passes it by instead of failing on it."""
+def test_a_joined_snake_correction_goes_to_the_dashboard_as_its_table_judged_again():
+    """Not as a card rename: as the whole table the tracker now judges, named by its number;
+    a number that does not name a sent table holding the joined snake is not guessed at."""
     from companion.track.feed import _correction
     tables = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-purple"]],
               [[], [], ["H-orange"]]]
     tracker, p = run(tables, fault=_lost({7, 8, 9}, ["purple"]))
-    told = [e.data for e in p.events if e.kind == "correction"]
-    assert told and all(_correction(tracker, c, list(range(len(tracker.history)))) is None for c in told)
+    (told,) = [e.data for e in p.events if e.kind == "correction"]
+    sent = [e.frame for e in p.events if e.kind == "table"]
+    correction = _correction(tracker, told, sent)
+    assert correction["table_number"] == 2 and correction["since"] == sent[2]
+    assert correction["table"] == [["H-red", "M-red-purple", "T-purple"]]
+    assert "from" not in correction and "to" not in correction
+    assert _correction(tracker, told, sent[:2]) is None                    # not sent
+    assert _correction(tracker, dict(told, table_number=1), sent) is None  # not that table

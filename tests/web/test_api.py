@@ -128,6 +128,33 @@ def test_correcting_a_card_rejudges_the_move(client, game):
     assert client.get("/api/state").get_json()["table"] == [["M-blue-green", "M-green-purple"]]
 
 
+def test_a_referee_can_have_a_table_judged_as_another_table(client, service):
+    g = service.new_game(["Ann", "Ben"], "upload")
+    for table in ([["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple"], ["T-purple"]],
+                  [["H-orange"]]):
+        service.observe(g, table)
+    body = {"frame": 2, "table": [["T-purple", "M-purple-red", "H-red"]], "reason": "one snake"}
+    assert client.post("/api/override", json=body).status_code == 401
+    response = client.post("/api/override", headers={"X-Referee-PIN": PIN}, json=body)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["scores"]["scores"]["Ben"]["cards"] == 3
+    (change,) = client.get("/api/moves").get_json()["overrides"]
+    assert change["kind"] == "retable" and change["data"]["reason"] == "one snake"
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"frame": 2, "table": [["H-red", "M-pink-red"]], "reason": "x"}, "pink"),
+    ({"frame": 2, "table": "H-red", "reason": "x"}, "list of chains"),
+    ({"frame": 9, "table": [["H-red"]], "reason": "x"}, "no frame"),
+    ({"frame": 2, "table": [[]], "reason": "x"}, "non-empty"),
+])
+def test_bad_tables_to_judge_instead_are_refused_with_a_reason(client, game, body, message):
+    game(3)
+    response = client.post("/api/override", headers={"X-Referee-PIN": PIN}, json=body)
+    assert response.status_code == 400
+    assert message in response.get_json()["error"]
+
+
 @pytest.mark.parametrize("body, message", [
     ({"legal": False, "reason": "x"}, "frame"),
     ({"frame": 99, "legal": False, "reason": "x"}, "no move"),

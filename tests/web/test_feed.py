@@ -273,3 +273,36 @@ def test_after_a_restart_a_correction_only_names_tables_the_new_run_sent(service
         service.wait_for_feed(timeout=5)
     assert service.feed_error is None and Restarted.runs == 2
     assert _corrections(service, game) == [(2, "T-green", "T-yellow")]
+
+
+def test_a_table_the_tracker_judges_again_is_retabled_by_its_number_and_can_be_undone(
+        service, caplog):
+    seen = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple"], ["T-purple"]],
+            [["H-orange"]]]
+    joined = ["H-red", "M-red-purple", "T-purple"]
+
+    def retable(number, since):
+        return FeedEvent(40, correction={"table_number": number, "since": since, "nth": 0,
+                                         "table": [joined], "joined": joined})
+    feed = ScriptedFeed([FeedEvent(10 * k, table=t, table_number=k) for k, t in enumerate(seen)]
+                        + [retable(2, 20),
+                           retable(7, 70)])     # a table this run never sent: not applied
+    caplog.set_level("WARNING", logger="companion.web.service")
+    game = service.new_game(["Ann", "Ben"], "test", feed)
+    service.wait_for_feed(timeout=5)
+    view = service.view(service.store.game(game.id))
+    (event,) = [e for e in view.log if e["kind"] == "retable"]
+    assert event["data"]["target"] == view.frames[2].seq and "H-red M-red-purple T-purple" in \
+        event["data"]["reason"]
+    assert view.frames[2].table == [joined] and view.frames[2].observed == seen[2]
+    # Ben completed the snake and collected it; not Ann taking two snakes
+    assert [(m["player"], m["action"], m["legal"], (m["collected"] or {}).get("player"))
+            for m in view.moves if m["frame"] >= 2] == [
+        ("Ben", "complete", True, None), ("Ben", "collect", True, "Ben"), ("Ann", "new", True, None)]
+    assert view.scores["Ben"] == {"cards": 3, "snakes": 1, "longest": 3}
+    assert any("correction not applied" in r.getMessage() and "table 7 " in r.getMessage()
+               for r in caplog.records)
+    # undone like any other change: the camera's tables are judged as they were read
+    back = service.undo(service.store.game(game.id), event["seq"], "the camera was right")
+    assert back.frames[2].table == seen[2] and back.scores["Ben"]["cards"] == 0
+    assert "retable" in [o["kind"] for o in service.moves_json(service.store.game(game.id))["overrides"]]

@@ -111,13 +111,16 @@ def _boolean(value):
 @bp.post("/api/override")
 @referee_required
 def override():
-    """Change a move's verdict (legal, stands, player) or correct a misread card, with a reason."""
+    """Change a move's verdict (legal, stands, player), correct a misread card, or have the
+    table at a frame judged as another table ('table': chains of codes), with a reason."""
     body = _json_body()
     game = selected_game() if not body.get("game") else service().game(body["game"])
     if "frame" not in body:
         raise ActionError("say which move: 'frame' (and 'index' when a frame has several)")
     card = body.get("card")
-    if card:
+    if "table" in body:
+        service().retable(game, body["frame"], body["table"], body.get("reason"))
+    elif card:
         if not isinstance(card, dict) or not card.get("from") or not card.get("to"):
             raise ActionError("'card' is {\"from\": code as read, \"to\": the right code}")
         service().correct(game, body["frame"], card["from"], card["to"], body.get("reason"))
