@@ -120,10 +120,17 @@ class Correction:
         self.base = _count(previous_table, self.wrong) if previous_table else 0
         self.active = True
 
-    def apply(self, table: list) -> None:
-        """Rename in `table` (in place), or end the correction if the card has gone."""
-        if not self.active or _count(table, self.wrong) <= self.base:
-            self.active = False
+    def apply(self, table: list, can_end: bool = True) -> None:
+        """Rename in `table` (in place), or end the correction if the card has gone.
+
+        A table given by a retable cannot end it: it may already name the card rightly
+        (the tracker re-judges with its corrected names), which says nothing of the
+        tables the camera sent after it.
+        """
+        if not self.active:
+            return
+        if _count(table, self.wrong) <= self.base:
+            self.active = not can_end
             return
         keep = self.base
         for chain in table:
@@ -236,7 +243,7 @@ class Replay:
         for wrong, right in self._corrections.get(event.seq, []):
             self._active.append(Correction(wrong, right, previous))
         for correction in self._active:
-            correction.apply(table)
+            correction.apply(table, can_end=retable is None)
         index = len(self._frames)
         before = _pile_codes(self.referee.piles)
         try:

@@ -159,14 +159,17 @@ def test_a_kept_replay_fed_event_by_event_equals_replaying_from_scratch(seed, da
     from companion.game.history import Replay
     game = simulate_game(["Ann", "Ben", "Cy"], seed, illegal_rate=0.2)
     events = log_of(game.record)
-    # interleave a few referee changes: overrides, a correction, an undo
+    # interleave a few referee changes: overrides, a correction, a retable, an undo
     log: list[E] = []
+    previous: list = []
     for event in events:
         log.append(E(len(log) + 1, event.kind, event.data))
         if event.kind == "table" and data.draw(st.integers(0, 5)) == 0:
             target = log[-1].seq
-            kind = data.draw(st.sampled_from(["override", "undo", "correction"]))
-            if kind == "override":
+            kind = data.draw(st.sampled_from(["override", "undo", "correction", "retable"]))
+            if kind == "retable":     # nothing happened at that table after all
+                payload = {"target": target, "table": previous, "reason": "r"}
+            elif kind == "override":
                 payload = {"target": target, "index": 0, "legal": False, "stands": False, "reason": "r"}
             elif kind == "undo":
                 payload = {"target": target, "reason": "r"}
@@ -176,6 +179,8 @@ def test_a_kept_replay_fed_event_by_event_equals_replaying_from_scratch(seed, da
                     continue
                 payload = {"target": target, "from": codes[0], "to": "M-red-blue", "reason": "r"}
             log.append(E(len(log) + 1, kind, payload))
+        if event.kind == "table":
+            previous = event.data["table"]
     kept = Replay(game.players)
     for n in range(1, len(log) + 1):
         view = kept.view(log[:n])
@@ -217,3 +222,16 @@ def test_a_retable_can_be_undone_and_a_card_correction_applies_on_top_of_it():
     renamed = replay(players, events + [E(6, "correction", {
         "target": 3, "from": "M-red-purple", "to": "M-red-yellow", "reason": "glare"})])
     assert renamed.frames[2].table == [["H-red", "M-red-yellow", "T-purple"]]
+
+
+def test_a_retable_that_already_names_a_corrected_card_rightly_does_not_end_the_correction():
+    # M-red-purple was read as M-red-yellow when laid, and in every table the camera sent;
+    # the tracker, having renamed it, re-judges table 2 with its right name
+    seen = json.loads(json.dumps(SEEN[:3] + [[["H-red", "M-red-purple"], ["T-purple"], ["H-orange"]]])
+                      .replace("M-red-purple", "M-red-yellow"))
+    events = log_of({"frames": [{"table": t} for t in seen]}) + [
+        E(5, "correction", {"target": 3, "from": "M-red-yellow", "to": "M-red-purple", "reason": "x"}),
+        E(6, "retable", {"target": 3, "table": [["H-red", "M-red-purple"], ["T-purple"]],
+                         "reason": "the tracker's names"})]
+    view = replay(["Ann", "Ben"], events)
+    assert view.frames[3].table == [["H-red", "M-red-purple"], ["T-purple"], ["H-orange"]]
