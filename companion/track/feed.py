@@ -46,26 +46,27 @@ class TrackerFeed:
         self.tracker = tracker = Tracker(self._analyze, self.players, settings=TrackerSettings.for_fps(fps))
         last_picture = 0.0
         began = time.monotonic()
-        # the feed index each of the tracker's tables went out at: table events come in the
-        # order of tracker.history (a fresh tracker's), so position k is history entry k and k
-        # is the table's number -- the name a later correction gives it
-        delivered: list[int] = []
+        sent = SentTables()
         for index, image in watch(src, first, max_offline=self.max_offline, on_status=tracker.on_source_status):
             if self._stop.is_set():
                 return
             if self.realtime and not src.live:
                 self._stop.wait(max(0.0, began + (index - first) / fps - time.monotonic()))
-            for event in tracker.feed(index, image):
+            events = tracker.feed(index, image)
+            # the tables of one call are the last ones of its history, in order (a table the
+            # tracker inserts further back in it is not told, so it is never sent)
+            tables = sum(event.kind == "table" for event in events)
+            entries = iter(tracker.history[len(tracker.history) - tables:])
+            for event in events:
                 if event.kind == "table":
-                    delivered.append(index)
                     # a copy: a later correction renames cards in the tracker's own tables
                     table = [list(chain) for chain in event.data["table"]]
                     yield FeedEvent(index, table=table, desync=False,
-                                    table_number=len(delivered) - 1)
+                                    table_number=sent.add(index, next(entries)))
                 elif event.kind in ("desync", "resync"):
                     yield FeedEvent(index, table=None, desync=event.kind == "desync")
                 elif event.kind == "correction":
-                    correction = _correction(tracker, event.data, delivered)
+                    correction = _correction(tracker, event.data, sent)
                     if correction is not None:
                         yield FeedEvent(index, correction=correction, desync=tracker.desync)
             now = time.monotonic()
@@ -81,41 +82,63 @@ class TrackerFeed:
         self._stop.set()
 
 
-def _correction(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
-    """A tracker correction as the dashboard addresses it: the number of the table the card
-    was first settled in (its history index), old and new name; also, for reading only, that
-    table's feed index and which of the tables sent at that index it was.  A correction that
-    joined a judged table's snakes is that table as now judged (see `_retable`).  None for a
+class SentTables:
+    """The tracker's tables as the feed sent them: the history entry each one was (the
+    entry itself, so that tables the tracker inserts into its history later shift
+    nothing) and the feed index it went out at.  A table's number is its place here --
+    the name the dashboard knows it by."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+        self.indexes: list[int] = []
+
+    def add(self, index: int, entry: dict) -> int:
+        self.entries.append(entry)
+        self.indexes.append(index)
+        return len(self.entries) - 1
+
+    def number(self, entry: dict) -> int | None:
+        return next((n for n, sent in enumerate(self.entries) if sent is entry), None)
+
+    def address(self, number: int) -> dict:
+        """The number, and for reading only the feed index it went out at and which of the
+        tables sent at that index it was."""
+        since = self.indexes[number]
+        return {"table_number": number, "since": since,
+                "nth": self.indexes[:number].count(since)}
+
+
+def _correction(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
+    """A tracker correction as the dashboard addresses it (`SentTables.address`): for a
+    card renamed, the first table sent with the card in it, old and new name; for a judged
+    table whose snakes were joined, that table as now judged (see `_retable`).  None for a
     correction that cannot be placed on a table the feed sent."""
     if "joined" in data:
-        return _retable(tracker, data, delivered)
+        return _retable(tracker, data, sent)
     if "track" not in data:
         return None
-    first = next((k for k, entry in enumerate(tracker.history)
+    first = next((n for n, entry in enumerate(sent.entries)
                   if any(data["track"] in chain for chain in entry["tracks"])), None)
-    if first is None or first >= len(delivered):
+    if first is None:
         return None
-    since = delivered[first]
-    return {"table_number": first, "since": since, "nth": delivered[:first].count(since),
-            "from": data["from"], "to": data["to"]}
+    return {**sent.address(first), "from": data["from"], "to": data["to"]}
 
 
-def _retable(tracker: Tracker, data: dict, delivered: list[int]) -> dict | None:
+def _retable(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
     """A judged table corrected to show two of its snakes joined, as the dashboard addresses
-    it: the table's number, the whole table as the tracker now judges it, the snake joined
-    (and, for reading only, "since"/"nth" as for a rename).  None unless that table of the
-    tracker's history was sent and holds the joined snake: a table named by a number that
-    no longer means what the feed sent is not guessed at."""
+    it: the whole table as the tracker now judges it and the snake joined.  None unless the
+    tracker's history entry it names was sent and holds the joined snake: a table named by
+    an index that no longer means what the tracker meant is not guessed at."""
     number = data.get("table_number")
-    if not isinstance(number, int) or not 0 <= number < min(len(delivered), len(tracker.history)):
+    if not isinstance(number, int) or not 0 <= number < len(tracker.history):
         return None
-    table = [list(chain) for chain in tracker.history[number]["table"]]
+    entry = tracker.history[number]
+    table = [list(chain) for chain in entry["table"]]
     joined = list(data["joined"])
-    if canonical_chain(joined) not in {canonical_chain(chain) for chain in table}:
+    if sent.number(entry) is None or \
+            canonical_chain(joined) not in {canonical_chain(chain) for chain in table}:
         return None
-    since = delivered[number]
-    return {"table_number": number, "since": since, "nth": delivered[:number].count(since),
-            "table": table, "joined": joined}
+    return {**sent.address(sent.number(entry)), "table": table, "joined": joined}
 
 
 def open_table_feed(source: str, **options) -> TrackerFeed:

@@ -807,17 +807,30 @@ def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_i
 
 
 def test_a_joined_snake_correction_goes_to_the_dashboard_as_its_table_judged_again():
-    """Not as a card rename: as the whole table the tracker now judges, named by its number;
-    a number that does not name a sent table holding the joined snake is not guessed at."""
-    from companion.track.feed import _correction
+    """Not as a card rename: as the whole table the tracker now judges, named by its number
+    among the tables sent; a table that was not sent or does not hold the joined snake is
+    not guessed at, and a table the tracker inserts into its history later shifts nothing."""
+    from companion.track.feed import SentTables, _correction
     tables = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-purple"]],
               [[], [], ["H-orange"]]]
     tracker, p = run(tables, fault=_lost({7, 8, 9}, ["purple"]))
     (told,) = [e.data for e in p.events if e.kind == "correction"]
-    sent = [e.frame for e in p.events if e.kind == "table"]
-    correction = _correction(tracker, told, sent)
-    assert correction["table_number"] == 2 and correction["since"] == sent[2]
+    frames = [e.frame for e in p.events if e.kind == "table"]
+
+    def sent(upto):
+        record = SentTables()
+        for frame, entry in list(zip(frames, tracker.history))[:upto]:
+            record.add(frame, entry)
+        return record
+    correction = _correction(tracker, told, sent(4))
+    assert correction["table_number"] == 2 and correction["since"] == frames[2]
     assert correction["table"] == [["H-red", "M-red-purple", "T-purple"]]
     assert "from" not in correction and "to" not in correction
-    assert _correction(tracker, told, sent[:2]) is None                    # not sent
-    assert _correction(tracker, dict(told, table_number=1), sent) is None  # not that table
+    assert _correction(tracker, told, sent(2)) is None                       # not sent
+    assert _correction(tracker, dict(told, table_number=1), sent(4)) is None  # not that table
+    record = sent(4)
+    laid = tracker.history[2]["tracks"][0][1]          # M-red-purple's track
+    tracker.history.insert(1, {"frame": frames[0] + 1, "table": [], "tracks": []})
+    assert _correction(tracker, dict(told, table_number=3), record)["table_number"] == 2
+    rename = {"track": laid, "from": "M-red-purple", "to": "M-red-yellow"}
+    assert _correction(tracker, rename, record)["table_number"] == 2
