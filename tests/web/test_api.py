@@ -140,6 +140,10 @@ def test_a_referee_can_have_a_table_judged_as_another_table(client, service):
     assert response.get_json()["scores"]["scores"]["Ben"]["cards"] == 3
     (change,) = client.get("/api/moves").get_json()["overrides"]
     assert change["kind"] == "retable" and change["data"]["reason"] == "one snake"
+    # the dispute page shows the table judged, and what the camera read there
+    page = client.get("/moves/2").data.decode()
+    assert "the camera read: <code>H-red M-red-purple</code> · <code>T-purple</code>" in page
+    assert "the camera read" not in client.get("/moves/1").data.decode()
 
 
 @pytest.mark.parametrize("body, message", [

@@ -111,10 +111,14 @@ def move(frame: int, index: int = 0):
     before = view.frames[m["evidence"]["frames"]["before"]].table \
         if m["evidence"]["frames"]["before"] is not None else []
     after = view.frames[frame].table if frame < len(view.frames) else []
+    # a table judged as another (a retable) also shows what the camera read there
+    sides = {"before": m["evidence"]["frames"]["before"], "after": frame}
+    camera_read = {side: view.frames[i].observed for side, i in sides.items()
+                   if i is not None and i < len(view.frames) and view.frames[i].retable}
     # the card the move laid, read either way round, is outlined on the "after" table
     marked = [m["card"], Card.parse(m["card"]).flipped().code] if m.get("card") else []
     return render_template("move.html", page="history", move=m, table_before=before,
-                           marked=marked,
+                           marked=marked, camera_read=camera_read,
                            table_after=after, frame_seq=view.frames[frame].seq,
                            deck_cards=sorted({c.code for c in service().deck.cards()}),
                            **context)
