@@ -21,8 +21,9 @@ Event payloads (``kind``: ``data``):
   that table event is judged as showing ``table`` instead of what the camera
   read (e.g. two snakes were one: an end the reader missed had been pushed
   over to complete it).  Only that table changes; the camera's reading stays
-  in the log.  Card corrections apply on top of it; of several live retables
-  of one table the latest counts.
+  in the log.  Card corrections apply on top of it (but it never ends one: it
+  may already name a corrected card rightly); of several live retables of one
+  table the latest counts.
 - ``override``: ``{"target": seq, "index": int, "legal": bool|None,
   "stands": bool, "player": str|None, "reason": str}`` -- the referee's
   verdict on one move of that table.  ``legal=False, stands=True`` is
