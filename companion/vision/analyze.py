@@ -12,6 +12,7 @@ import numpy as np
 from companion.game.cards import Card, Kind
 
 from .assemble import Snake, TableCard, assemble
+from .extend import extend_snakes
 from .find import find_cards
 from .profile import Profile, load_profile
 from .recognise import CardReading, Recogniser
@@ -32,15 +33,17 @@ class Analyzer:
 
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
-        outlines = find_cards(image, self.profile)
-        if self.adapter is not None:   # the calibrated deck's light, kinds and colours
-            readings = self.adapter.recognise(image, outlines, self.recogniser)
-        else:
-            readings = self.recogniser.recognise(image, outlines)
+        readings = self._recognise(image, find_cards(image, self.profile))
+        readings += extend_snakes(image, readings, self._recognise)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
         return readings
+
+    def _recognise(self, image: np.ndarray, outlines: list) -> list[CardReading]:
+        if self.adapter is not None:   # the calibrated deck's light, kinds and colours
+            return self.adapter.recognise(image, outlines, self.recogniser)
+        return self.recogniser.recognise(image, outlines)
 
     def analyze(self, image: np.ndarray, path: str | None = None,
                 size: tuple[int, int] | None = None) -> dict:

@@ -1,0 +1,104 @@
+"""Cards the finder missed at a snake's open end: guessed from their neighbour, then read.
+
+Cards in a snake lie end to end.  Where a found card's connecting end has no
+card at it, the next card, if there is one, lies just beyond: the found card
+mirrored across that end (every card has the same size, and a neighbour is
+seen at nearly the same scale), turned about the end by up to 30 degrees.
+Each guess is moved onto the strongest nearby edges and read by the
+recogniser; it is kept only when read as a face one of whose connecting ends
+meets the card it was guessed from.  On paper of the table's own colour, or
+in a row of touching cards, the finder has no outline to go on; this needs
+none.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from .find import refine_corners
+from .outline import CardOutline, order_corners, polygon_iou
+from .recognise import CardReading
+
+TURNS = (0.0, -15.0, 15.0, -30.0, 30.0)   # degrees a neighbour is turned about the shared end
+MEET = 0.35          # card widths: how near a guessed card's end must lie to the end it was guessed from
+OVERLAP = 0.2        # a guess overlapping a card already read this much is that card, not a new one
+# a guess lying across two cards of a row sees the body leave through its side, as a
+# tail's body ends: a tail is never taken from a guess (heads show their eyes)
+GUESSABLE = ("middle", "head", "rainbow_head")
+MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
+
+
+def open_ends(readings: list[CardReading]) -> list[tuple[int, int]]:
+    """(reading, outline edge) of every connecting end that no other card's end meets."""
+    ends = [(i, e, np.asarray(p)) for i, r in enumerate(readings)
+            for e, p in zip(r.edge_order, r.ends)]
+    out = []
+    for i, e, p in ends:
+        reach = MEET * readings[i].outline.short_side
+        if not any(j != i and np.hypot(*(p - q)) < reach for j, _, q in ends):
+            out.append((i, e))
+    return out
+
+
+def beyond(outline: CardOutline, edge: int, degrees: float) -> CardOutline:
+    """The card mirrored across one of its edges, turned about that edge's middle."""
+    c = outline.corners
+    a, b = c[edge], c[(edge + 1) % 4]
+    u = (b - a) / max(float(np.hypot(*(b - a))), 1e-9)
+    d = c - a
+    mirrored = a + 2.0 * (d @ u)[:, None] * u - d
+    t = np.deg2rad(degrees)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    mid = (a + b) / 2.0
+    return CardOutline(order_corners((mirrored - mid) @ rot.T + mid), 0.5)
+
+
+def extend_snakes(image: np.ndarray, readings: list[CardReading],
+                  recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]) -> list[CardReading]:
+    """The cards read beyond open ends (not including `readings` themselves)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = gray.shape
+    known = list(readings)
+    added: list[CardReading] = []
+    tried: set[tuple[int, int]] = set()
+    for _ in range(MAX_ROUNDS):
+        ends = [(i, e) for i, e in open_ends(known) if (id(known[i]), e) not in tried]
+        tried.update((id(known[i]), e) for i, e in ends)
+        guesses, sources = [], []
+        for i, e in ends:
+            for turn in TURNS:
+                g = beyond(known[i].outline, e, turn)
+                if g.corners.min() < 0 or g.corners[:, 0].max() >= w or g.corners[:, 1].max() >= h:
+                    continue
+                g = refine_corners(gray, g)
+                if any(polygon_iou(g.corners, k.outline.corners) > OVERLAP for k in known):
+                    continue
+                guesses.append(g)
+                sources.append((i, e))
+        if not guesses:
+            break
+        best: dict[tuple[int, int], CardReading] = {}   # open end -> the surest card read beyond it
+        read = {id(r.outline): r for r in recognise(image, guesses)}
+        for (i, e), g in zip(sources, guesses):
+            r = read.get(id(g))
+            if r is None or r.kind not in GUESSABLE or not _meets(r, known[i]):
+                continue
+            if (i, e) not in best or r.confidence > best[i, e].confidence:
+                best[i, e] = r
+        new = []
+        for r in sorted(best.values(), key=lambda r: -r.confidence):
+            if not any(polygon_iou(r.outline.corners, k.outline.corners) > OVERLAP for k in known + new):
+                new.append(r)
+        if not new:
+            break
+        known += new
+        added += new
+    return added
+
+
+def _meets(reading: CardReading, source: CardReading) -> bool:
+    """Whether one of the reading's connecting ends lies at one of the source's."""
+    reach = MEET * source.outline.short_side
+    return any(np.hypot(p[0] - q[0], p[1] - q[1]) < reach for p in reading.ends for q in source.ends)

@@ -1,0 +1,61 @@
+"""Cards guessed beyond a snake's open ends (`companion.vision.extend`)."""
+import numpy as np
+import pytest
+
+from companion.vision.extend import beyond, extend_snakes, open_ends
+from companion.vision.find import find_cards
+from companion.vision.outline import CardOutline, polygon_iou
+from companion.vision.recognise import CardReading
+
+CARD = CardOutline(np.array([[100.0, 100.0], [190.0, 100.0], [190.0, 160.0], [100.0, 160.0]]))
+
+
+@pytest.mark.parametrize("turn", [0.0, -30.0, 15.0])
+def test_a_guess_beyond_an_edge_is_the_card_turned_about_that_end(turn):
+    edge = 1   # the right-hand end, from (190, 100) to (190, 160)
+    guess = beyond(CARD, edge, turn)
+    assert guess.area == pytest.approx(CARD.area)
+    assert guess.long_side == pytest.approx(CARD.long_side)
+    mids = guess.edge_midpoints
+    assert np.min(np.hypot(*(mids - [190.0, 130.0]).T)) < 1e-6   # the shared end stays where it was
+    assert guess.centre[0] > 190.0                                 # and the card lies beyond it
+    assert polygon_iou(guess.corners, CARD.corners) < 0.05
+
+
+def _reading(outline, ends, edges):
+    return CardReading(outline, "middle", ["red", "blue"][:len(ends)], ends, 0.9, {}, tuple(edges))
+
+
+def test_an_end_met_by_another_cards_end_is_not_open():
+    right = CardOutline(CARD.corners + [90.0, 0.0])
+    left = _reading(CARD, [[100.0, 130.0], [190.0, 130.0]], (3, 1))
+    neighbour = _reading(right, [[190.0, 130.0], [280.0, 130.0]], (3, 1))
+    assert open_ends([left, neighbour]) == [(0, 3), (1, 1)]
+
+
+@pytest.fixture(scope="module")
+def row_scene():
+    from companion.synth.scene import render_scene
+    table = [["H-red", "M-red-blue", "M-blue-green", "M-green-yellow", "T-yellow"], ["M-purple-orange"]]
+    return render_scene(5, tier="easy", style="cartoon", size=(1280, 720), table=table)
+
+
+def _truth(scene, code_colours):
+    return next(c for c in scene.truth["cards"] if c["kind"] == "middle" and c["colours"] == code_colours)
+
+
+def test_a_card_missing_from_a_row_is_read_from_its_neighbours(analyzer, row_scene):
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
+    kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
+    assert len(kept) == len(readings) - 1, "the renders' row should be found whole before one card is hidden"
+    added = extend_snakes(row_scene.image, kept, analyzer.recogniser.recognise)
+    assert len(added) == 1
+    assert polygon_iou(added[0].outline.corners, lost) > 0.8
+    assert added[0].kind == "middle" and sorted(added[0].colours) == ["blue", "green"]
+
+
+def test_nothing_is_guessed_onto_the_table_beyond_a_lone_card(analyzer, row_scene):
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    assert open_ends(readings), "the lone middle's ends are open"
+    assert extend_snakes(row_scene.image, readings, analyzer.recogniser.recognise) == []
