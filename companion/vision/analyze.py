@@ -9,17 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.game.cards import Card, Kind
+from companion.game.deck import load_deck
 
 from .assemble import Snake, TableCard, assemble
-from .extend import extend_snakes
+from .extend import card_of, extend_snakes
 from .find import find_cards
 from .profile import Profile, load_profile
 from .recognise import CardReading, Recogniser
-
-_KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
-         "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
-
 
 class Analyzer:
     def __init__(self, profile: Profile | str | Path | None = None,
@@ -30,11 +26,13 @@ class Analyzer:
         from companion.calibrate.adapt import ProfileAdapter
         # what a calibration learned about this deck (its colours, its pairs, its kinds); None without one
         self.adapter = ProfileAdapter.from_profile(self.profile)
+        # the deck the table's cards come from: the calibrated one's composition, if it recorded one
+        self.deck = self.adapter.deck if self.adapter is not None and self.adapter.deck is not None else load_deck()
 
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
-        readings = self._recognise(image, find_cards(image, self.profile))
-        readings += extend_snakes(image, readings, self._recognise)
+        readings = extend_snakes(image, self._recognise(image, find_cards(image, self.profile)), self._recognise,
+                                 self.deck)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
@@ -81,10 +79,9 @@ class Analyzer:
 def table_cards(readings: list[CardReading]) -> list[TableCard]:
     out = []
     for i, r in enumerate(readings):
-        kind = _KIND.get(r.kind)
-        if kind is None:
+        card = card_of(r)
+        if card is None:
             continue
-        card = Card(kind, tuple(r.colours) if kind in (Kind.HEAD, Kind.TAIL, Kind.MIDDLE) else ())
         c = r.outline.centre
         out.append(TableCard(i, card, tuple((float(x), float(y)) for x, y in r.ends),
                              (float(c[0]), float(c[1])), r.outline.short_side))

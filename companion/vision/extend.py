@@ -12,10 +12,14 @@ none.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
 import cv2
 import numpy as np
+
+from companion.game.cards import Card, Kind
+from companion.game.deck import Deck
 
 from .find import refine_corners
 from .outline import CardOutline, order_corners, polygon_iou
@@ -27,6 +31,8 @@ OVERLAP = 0.2        # a guess overlapping a card already read this much is that
 # a guess lying across two cards of a row sees the body leave through its side, as a
 # tail's body ends: a tail is never taken from a guess (heads show their eyes)
 GUESSABLE = ("middle", "head", "rainbow_head")
+_KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
+         "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
 MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
 
 
@@ -56,12 +62,21 @@ def beyond(outline: CardOutline, edge: int, degrees: float) -> CardOutline:
 
 
 def extend_snakes(image: np.ndarray, readings: list[CardReading],
-                  recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]) -> list[CardReading]:
-    """The cards read beyond open ends (not including `readings` themselves)."""
+                  recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]],
+                  deck: Deck) -> list[CardReading]:
+    """`readings` with the cards read beyond open ends added.
+
+    A guess is only a card the deck holds a copy of that is not on the table
+    yet: a striped cloth read as a red-red middle would otherwise grow a
+    snake of them, each guessed beyond the last.
+
+    A card read `unknown` whose place a guess reads as a face is replaced: an
+    outline the finder fitted to a part of a card (the paper above its body,
+    say) is read `unknown`, while its neighbour says where the whole card lies.
+    """
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape
     known = list(readings)
-    added: list[CardReading] = []
     tried: set[tuple[int, int]] = set()
     for _ in range(MAX_ROUNDS):
         ends = [(i, e) for i, e in open_ends(known) if (id(known[i]), e) not in tried]
@@ -73,7 +88,7 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
                 if g.corners.min() < 0 or g.corners[:, 0].max() >= w or g.corners[:, 1].max() >= h:
                     continue
                 g = refine_corners(gray, g)
-                if any(polygon_iou(g.corners, k.outline.corners) > OVERLAP for k in known):
+                if _clashes(g, known):
                     continue
                 guesses.append(g)
                 sources.append((i, e))
@@ -87,18 +102,37 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
                 continue
             if (i, e) not in best or r.confidence > best[i, e].confidence:
                 best[i, e] = r
-        new = []
+        on_table = Counter(deck.identity(c) for c in map(card_of, known) if c is not None)
+        new: list[CardReading] = []
         for r in sorted(best.values(), key=lambda r: -r.confidence):
-            if not any(polygon_iou(r.outline.corners, k.outline.corners) > OVERLAP for k in known + new):
+            card = deck.identity(card_of(r))
+            if on_table[card] < deck.count(card) and not _clashes(r.outline, known + new):
                 new.append(r)
+                on_table[card] += 1
         if not new:
             break
-        known += new
-        added += new
-    return added
+        known = [k for k in known if not any(_overlap(r.outline, k) for r in new)] + new
+    return known
+
+
+def _overlap(outline: CardOutline, reading: CardReading) -> bool:
+    return polygon_iou(outline.corners, reading.outline.corners) > OVERLAP
+
+
+def _clashes(outline: CardOutline, readings: list[CardReading]) -> bool:
+    """Whether a guess lies where a card is read already (one read `unknown` may give way)."""
+    return any(r.kind != "unknown" and _overlap(outline, r) for r in readings)
 
 
 def _meets(reading: CardReading, source: CardReading) -> bool:
     """Whether one of the reading's connecting ends lies at one of the source's."""
     reach = MEET * source.outline.short_side
     return any(np.hypot(p[0] - q[0], p[1] - q[1]) < reach for p in reading.ends for q in source.ends)
+
+
+def card_of(reading: CardReading) -> Card | None:
+    """The deck's card a reading names (None: a back, an unknown card)."""
+    kind = _KIND.get(reading.kind)
+    if kind is None:
+        return None
+    return Card(kind, tuple(reading.colours) if kind in (Kind.HEAD, Kind.TAIL, Kind.MIDDLE) else ())

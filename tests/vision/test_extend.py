@@ -49,7 +49,8 @@ def test_a_card_missing_from_a_row_is_read_from_its_neighbours(analyzer, row_sce
     lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
     kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
     assert len(kept) == len(readings) - 1, "the renders' row should be found whole before one card is hidden"
-    added = extend_snakes(row_scene.image, kept, analyzer.recogniser.recognise)
+    added = [r for r in extend_snakes(row_scene.image, kept, analyzer.recogniser.recognise, analyzer.deck)
+             if not any(r is k for k in kept)]
     assert len(added) == 1
     assert polygon_iou(added[0].outline.corners, lost) > 0.8
     assert added[0].kind == "middle" and sorted(added[0].colours) == ["blue", "green"]
@@ -58,4 +59,17 @@ def test_a_card_missing_from_a_row_is_read_from_its_neighbours(analyzer, row_sce
 def test_nothing_is_guessed_onto_the_table_beyond_a_lone_card(analyzer, row_scene):
     readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
     assert open_ends(readings), "the lone middle's ends are open"
-    assert extend_snakes(row_scene.image, readings, analyzer.recogniser.recognise) == []
+    assert extend_snakes(row_scene.image, readings, analyzer.recogniser.recognise, analyzer.deck) == readings
+
+
+def test_a_guess_is_only_a_card_the_deck_still_holds(analyzer, row_scene):
+    # the hidden card's every copy already on the table: its place stays empty
+    import json
+
+    from companion.game.deck import DEFAULT_DECK_PATH, Deck
+    data = json.loads(DEFAULT_DECK_PATH.read_text(encoding="utf-8"))
+    data["cards"]["M-green-blue"] = 0
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
+    kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
+    assert extend_snakes(row_scene.image, kept, analyzer.recogniser.recognise, Deck.from_dict(data)) == kept
