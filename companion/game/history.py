@@ -23,7 +23,14 @@ Event payloads (``kind``: ``data``):
   over to complete it).  Only that table changes; the camera's reading stays
   in the log.  Card corrections apply on top of it (but it never ends one: it
   may already name a corrected card rightly); of several live retables of one
-  table the latest counts.
+  table the latest counts.  Optionally ``"before": [[code, ...], ...]`` (and
+  ``"before_frame": int``, the camera frame it stands for): a table judged just
+  before the target, one the camera never sent on its own (e.g. cards whose
+  going it confirmed only later left at that moment, not with the target's
+  move).  That table is a frame of its own, addressed by the retable's seq
+  (overrides, corrections and retables may name it); it goes with its retable
+  (undone with it) and with its target, and it stays when a later retable
+  changes the target's table.  Several go in the order of their seqs.
 - ``override``: ``{"target": seq, "index": int, "legal": bool|None,
   "stands": bool, "player": str|None, "reason": str}`` -- the referee's
   verdict on one move of that table.  ``legal=False, stands=True`` is
@@ -62,6 +69,7 @@ class Frame:
     source_frame: int | None
     explained: bool = True  # False when the referee could not make sense of it
     retable: int | None = None  # the seq of the retable event judged in place of `observed`
+    inserted: bool = False  # put in by a retable's "before" (`seq`): the camera sent no table
 
 
 @dataclass
@@ -198,6 +206,7 @@ class Replay:
         self._overrides: dict[tuple[int, int], dict] = {}
         self._corrections: dict[int, list[tuple[str, str]]] = {}
         self._retables: dict[int, tuple[int, list]] = {}  # table seq -> (retable seq, chains)
+        self._inserts: dict[int, list[_Inserted]] = {}  # table seq -> tables put in before it
         self._active: list[Correction] = []
         self._finished = False
 
@@ -235,8 +244,13 @@ class Replay:
                     (e.data["from"], e.data["to"]))
             elif e.kind == "retable":
                 self._retables[int(e.data["target"])] = (e.seq, e.data["table"])
+                if e.data.get("before") is not None and e.seq > int(e.data["target"]):
+                    self._inserts.setdefault(int(e.data["target"]), []).append(_Inserted(
+                        e.seq, {"table": e.data["before"], "frame": e.data.get("before_frame")}))
 
-    def _observe(self, event) -> None:
+    def _observe(self, event, inserted: bool = False) -> None:
+        for before in self._inserts.get(event.seq, []):   # judged just before it
+            self._observe(before, inserted=True)
         observed = event.data.get("table", [])
         retable, judged = self._retables.get(event.seq, (None, observed))
         table = copy.deepcopy(judged)
@@ -244,7 +258,8 @@ class Replay:
         for wrong, right in self._corrections.get(event.seq, []):
             self._active.append(Correction(wrong, right, previous))
         for correction in self._active:
-            correction.apply(table, can_end=retable is None)
+            # (a table the tracker judged, not the camera's reading, cannot end one)
+            correction.apply(table, can_end=retable is None and not inserted)
         index = len(self._frames)
         before = _pile_codes(self.referee.piles)
         try:
@@ -257,7 +272,7 @@ class Replay:
         self._frames.append(Frame(index, event.seq, table, observed,
                                   bool(event.data.get("desync")) or not explained,
                                   event.data.get("picture"), event.data.get("frame"), explained,
-                                  retable))
+                                  retable, inserted))
         self._judge(moves, event.seq, index, before)
 
     def _judge(self, moves: list[dict], event_seq: int, frame: int, before: dict) -> None:
@@ -308,6 +323,13 @@ class Replay:
         view.turn = None if view.finished else self.referee.next_player
         view.cards_left = 0 if view.finished else self.referee.undrawn()
         return view
+
+
+@dataclass(frozen=True)
+class _Inserted:
+    """A retable's "before" table, observed like a table event of the retable's seq."""
+    seq: int
+    data: dict
 
 
 def replay(players: Sequence[str], events: Iterable[LogEvent], deck: Deck | None = None,

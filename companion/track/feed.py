@@ -6,7 +6,10 @@ then for its MJPEG view, and the tracker's corrections: a card read wrongly
 when it was laid and outvoted by later readings, which the dashboard stores
 as a card correction of the table the card was first settled in; and a judged
 table the tracker re-judged (a snake completed with an end the reader missed,
-then collected whole), which the dashboard stores as a retable of that table.
+then collected whole), which the dashboard stores as a retable of that table;
+and cards whose going was confirmed only later, cut out of the tables judged
+while they were believed still there (retables of those tables), the first of
+which may have a table put in before it (the table when they were first missed).
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ from .watchdog import watch
 class TrackerFeed:
     def __init__(self, source: str, players: list[str] | None = None, profile: str | None = None,
                  analyze: AnalyzeFn | None = None, picture_fps: float = 8.0,
-                 max_offline: float = 3600.0, realtime: bool = True):
+                 max_offline: float = 3600.0, realtime: bool = True,
+                 settings: dict | None = None):
         from .run import DEFAULT_PLAYERS, make_analyzer
         self.source = source
         self.players = list(players or DEFAULT_PLAYERS)
@@ -35,6 +39,8 @@ class TrackerFeed:
         self.picture_interval = 1.0 / picture_fps if picture_fps > 0 else float("inf")
         self.max_offline = max_offline
         self.realtime = realtime      # a recording plays at its own pace, like a camera would
+        # `TrackerSettings` fields set here; the others follow the source's frame rate
+        self.settings = dict(settings or {})
         self.tracker: Tracker | None = None
         self._stop = threading.Event()
 
@@ -43,7 +49,8 @@ class TrackerFeed:
         first = max(0, start_after + 1)
         src = open_source(self.source, start=first)
         fps = guess_fps(src)
-        self.tracker = tracker = Tracker(self._analyze, self.players, settings=TrackerSettings.for_fps(fps))
+        self.tracker = tracker = Tracker(self._analyze, self.players,
+                                         settings=TrackerSettings.for_fps(fps, **self.settings))
         last_picture = 0.0
         began = time.monotonic()
         sent = SentTables()
@@ -54,7 +61,7 @@ class TrackerFeed:
                 self._stop.wait(max(0.0, began + (index - first) / fps - time.monotonic()))
             events = tracker.feed(index, image)
             # the tables of one call are the last ones of its history, in order (a table the
-            # tracker inserts further back in it is not told, so it is never sent)
+            # tracker inserts further back in it comes with a correction, see `_removal`)
             tables = sum(event.kind == "table" for event in events)
             entries = iter(tracker.history[len(tracker.history) - tables:])
             for event in events:
@@ -66,8 +73,7 @@ class TrackerFeed:
                 elif event.kind in ("desync", "resync"):
                     yield FeedEvent(index, table=None, desync=event.kind == "desync")
                 elif event.kind == "correction":
-                    correction = _correction(tracker, event.data, sent)
-                    if correction is not None:
+                    for correction in _corrections(tracker, event.data, sent, index):
                         yield FeedEvent(index, correction=correction, desync=tracker.desync)
             now = time.monotonic()
             image = full_image(image) if now - last_picture >= self.picture_interval else None
@@ -86,7 +92,8 @@ class SentTables:
     """The tracker's tables as the feed sent them: the history entry each one was (the
     entry itself, so that tables the tracker inserts into its history later shift
     nothing) and the feed index it went out at.  A table's number is its place here --
-    the name the dashboard knows it by."""
+    the name the dashboard knows it by.  (A table the tracker inserted is sent with the
+    correction that tells of it, so it gets its number then, after later tables'.)"""
 
     def __init__(self) -> None:
         self.entries: list[dict] = []
@@ -106,6 +113,15 @@ class SentTables:
         since = self.indexes[number]
         return {"table_number": number, "since": since,
                 "nth": self.indexes[:number].count(since)}
+
+
+def _corrections(tracker: Tracker, data: dict, sent: SentTables, index: int) -> list[dict]:
+    """A tracker correction as the dashboard's corrections of the tables the feed sent (see
+    `_correction` and, for cards whose going was confirmed late, `_removal`)."""
+    if "cut" in data:
+        return _removal(tracker, data, sent, index)
+    correction = _correction(tracker, data, sent)
+    return [] if correction is None else [correction]
 
 
 def _correction(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
@@ -139,6 +155,32 @@ def _retable(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
             canonical_chain(joined) not in {canonical_chain(chain) for chain in table}:
         return None
     return {**sent.address(sent.number(entry)), "table": table, "joined": joined}
+
+
+def _removal(tracker: Tracker, data: dict, sent: SentTables, index: int) -> list[dict]:
+    """Cards whose going the tracker confirmed only later (`MoveRecord._observe_removal`), as
+    the dashboard addresses it: each sent table judged while they were believed still there,
+    as now judged without them -- the first one also with the table the tracker put in just
+    before it (`before`: the table when they were first missed), which from now on is a
+    table the feed sent too (`before_number`).  A table not sent is left out, not guessed at."""
+    cut = [k for k in data["cut"] if isinstance(k, int) and 0 <= k < len(tracker.history)]
+    inserted = data.get("inserted")
+    out = []
+    for k in cut:
+        entry = tracker.history[k]
+        number = sent.number(entry)
+        if number is None:
+            continue
+        correction = {**sent.address(number), "table": [list(c) for c in entry["table"]],
+                      "gone": list(data["gone"])}
+        if isinstance(inserted, int) and k == inserted + 1:
+            put_in = tracker.history[inserted]
+            known = sent.number(put_in)
+            correction.update(before=[list(c) for c in put_in["table"]],
+                              before_frame=put_in["frame"],
+                              before_number=sent.add(index, put_in) if known is None else known)
+        out.append(correction)
+    return out
 
 
 def open_table_feed(source: str, **options) -> TrackerFeed:

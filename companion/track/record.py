@@ -26,7 +26,13 @@ class MoveRecord:
         that table first, so a removal is not merged with the move that followed it -- nor
         recorded after a move judged while the going awaited confirmation.  A change judged
         when they were first missed is judged again without them (a snake taken and a card
-        laid in one turn: the referee orders them), and the game after it too."""
+        laid in one turn: the referee orders them), and the game after it too.
+
+        Followers are told of the judged tables this changes, by their places in the history
+        now: a correction {"gone": codes, "gone_at": frame, "inserted": place of the table put
+        in (the one before the first table cut, without the cards) or None, "cut": places of
+        the later tables now without them, "moves": every move as now judged}, before the
+        new moves."""
         first = min(late.values())
         gone = [c for c in taken if all(t in late for t in c)]
         at = max(1, next((k for k, e in enumerate(self.history) if e["frame"] >= first),
@@ -43,9 +49,17 @@ class MoveRecord:
             self.moves += moves
             return [TrackEvent("table", first, {"frame": first, "table": table})] + \
                 [TrackEvent("move", first, move) for move in moves]
-        for later in self.history[at:]:   # judged while the cards were believed still there
+        named = self.history[at]     # the first table judged with the cards still there
+        codes = [code for ids, chain in zip(named["tracks"], named["table"])
+                 for t, code in zip(ids, chain) if t in late]
+        cut = []
+        for k, later in enumerate(self.history[at:], at):   # judged while the cards were
+            was = later["table"]                          # believed still there
             later["tracks"], later["table"] = cut_out(later["tracks"], later["table"],
                                                       _cards(later) - set(late))
+            if later["table"] != was:
+                cut.append(k)
+        inserted = None
         if self.history[at]["frame"] == first:
             self.history[at]["taken"] = self.history[at]["taken"] + gone
         else:
@@ -54,9 +68,15 @@ class MoveRecord:
                                      "evidence": {"before": entry["evidence"]["after"],
                                                   "after": first},
                                      "added": [], "taken": gone})
+            inserted, cut = at, [k + 1 for k in cut]
+            for rejoined in self._rejoined:     # told later by their place in the history
+                rejoined["table_number"] += rejoined["table_number"] >= at
         known = {_key(m) for m in self.moves}
         moves = [m for m in self._rejudge()[at] if _key(m) not in known]
-        return [TrackEvent("move", first, move) for move in moves]
+        told = [TrackEvent("correction", self.last_frame, {
+            "frame": self.last_frame, "gone": codes, "gone_at": first, "inserted": inserted,
+            "cut": cut, "moves": list(self.moves)})] if cut else []
+        return told + [TrackEvent("move", first, move) for move in moves]
 
     def _completed_unseen(self, gone: set) -> bool:
         """A snake taken whole now that is not complete as recorded, and a snake gone unseen

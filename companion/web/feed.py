@@ -27,7 +27,11 @@ class FeedEvent:
     # `table_number`.  Either a card was misread, {"table_number": n, "from": code,
     # "to": code, ...} (n: the table the card was first laid in), or the table is judged
     # differently, {"table_number": n, "table": chains, "joined": chain, ...} (two of
-    # its snakes were one: an end the camera missed had completed it).
+    # its snakes were one: an end the camera missed had completed it), or
+    # {"table_number": n, "table": chains, "gone": codes, ...} (cards whose going the camera
+    # confirmed only later had left before it), the first such with {"before": chains,
+    # "before_frame": camera frame, "before_number": m}: the table when they went, judged
+    # just before it, the feed's table m from then on.
     # (Its "since"/"nth" -- the k-th table sent at feed index `since` -- are kept for
     # reading only: a table the dashboard refused would shift them onto another table.)
     correction: dict | None = None

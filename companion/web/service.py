@@ -321,14 +321,24 @@ class GameService:
                 "reason": reason}
         return self._append(game, "correction", data)[1]
 
-    def retable(self, game: Game, frame, table, reason="") -> GameView:
+    def retable(self, game: Game, frame, table, reason="", before=None,
+                before_frame: int | None = None) -> GameView:
         """Judge the table at `frame` as `table` instead of what the camera read (e.g. two
-        snakes that were one); what was read stays in the log, and every move is judged
-        again from there."""
+        snakes that were one), and with `before` (a table) judge that table just before it
+        (e.g. cards that left the table a turn earlier than the camera could tell); what was
+        read stays in the log, and every move is judged again from there."""
+        return self._retable(game, frame, table, reason, before, before_frame)[1]
+
+    def _retable(self, game: Game, frame, table, reason, before, before_frame):
+        """`retable`, also giving the stored event."""
         reason = self._reason(reason)
         target = self._frame(game, frame)
         data = {"target": target.seq, "table": validate_table(table, self.deck), "reason": reason}
-        return self._append(game, "retable", data)[1]
+        if before is not None:
+            data["before"] = validate_table(before, self.deck)
+            if isinstance(before_frame, int):
+                data["before_frame"] = before_frame
+        return self._append(game, "retable", data)
 
     def undo(self, game: Game, seq, reason="") -> GameView:
         reason = self._reason(reason)
@@ -430,7 +440,8 @@ class GameService:
     def _camera_correction(self, game: Game, correction: dict, accepted: dict[int, int]) -> None:
         """The tracker corrected a table it had settled: it outvoted its first reading of a
         card (rename the card from the table it was laid in), or it judged that table again
-        with two of its snakes joined (retable it).
+        with two of its snakes joined, or without cards whose going it confirmed only later
+        and perhaps with the table of when they went just before it (retable it).
 
         That table is the one the feed numbered `table_number`, or none: a table this
         service refused (or one from before the feed restarted) is not stored under that
@@ -445,11 +456,13 @@ class GameService:
                     f"table {number!r} of the feed (camera frame {correction.get('since')}) "
                     "is not in this game's history: it was refused, undone or sent before a restart")
             if "table" in correction:
-                joined = correction.get("joined") or []
-                snake = " ".join(joined) if len(joined) <= 12 else f"a snake of {len(joined)} cards"
-                self.retable(game, frame.index, correction["table"],
-                             f"camera: {snake} was one snake, completed with an end the "
-                             "camera missed; the table is judged again")
+                before = correction.get("before")
+                event, _ = self._retable(game, frame.index, correction["table"],
+                                         _camera_retable_reason(correction), before,
+                                         correction.get("before_frame"))
+                if before is not None and isinstance(correction.get("before_number"), int):
+                    # the table put in is the feed's table too from now on
+                    accepted[correction["before_number"]] = event.seq
                 return
             self.correct(game, frame.index, correction["from"], correction["to"],
                          f"camera: later readings of this card say {correction['to']}, "
@@ -467,6 +480,23 @@ class GameService:
         jpeg = encode_jpeg(_shrink(image.pixels))
         self.video.put(jpeg)
         return self.observe(game, table, jpeg=jpeg, settled_at=time.time())
+
+
+def _camera_retable_reason(correction: dict) -> str:
+    """Why the camera had a table judged again, for the log."""
+    def cards(codes: list, many: str) -> str:
+        return " ".join(codes) if len(codes) <= 12 else many.format(len(codes))
+    if "gone" not in correction:
+        joined = correction.get("joined") or []
+        return (f"camera: {cards(joined, 'a snake of {} cards')} was one snake, completed "
+                "with an end the camera missed; the table is judged again")
+    gone = cards(correction["gone"], "{} cards")
+    if correction.get("before") is None:
+        return (f"camera: {gone} had already left the table (its going was confirmed only "
+                "later); the table is judged again without it")
+    return (f"camera: {gone} left the table before this move (missed from camera frame "
+            f"{correction.get('before_frame')}, its going confirmed only later): that table is "
+            "judged just before it, and this one again without it")
 
 
 def _shrink(pixels, max_width: int = 1280):

@@ -235,3 +235,68 @@ def test_a_retable_that_already_names_a_corrected_card_rightly_does_not_end_the_
                          "reason": "the tracker's names"})]
     view = replay(["Ann", "Ben"], events)
     assert view.frames[3].table == [["H-red", "M-red-purple"], ["T-purple"], ["H-orange"]]
+
+
+# H-red was taken in a turn of its own, but the camera confirmed its going only two tables
+# later: it sent the next table with H-red still there, then told that H-red had gone before
+# it -- the table then goes in before that one, and that one is judged without H-red.
+CAMERA = [[["M-blue-green"], ["H-red"]], [["M-blue-green", "M-green-yellow"], ["H-red"]],
+          [["M-blue-green", "M-green-yellow", "M-yellow-red"]]]
+TRACKER = [CAMERA[0], [["M-blue-green"]], [["M-blue-green", "M-green-yellow"]], CAMERA[2]]
+PUT_IN = E(4, "retable", {"target": 2, "table": TRACKER[2], "before": TRACKER[1],
+                          "before_frame": 13, "reason": "H-red went a turn earlier"})
+
+
+def test_a_retable_with_a_table_before_its_target_is_judged_as_the_tracker_judged():
+    players = ["Ann", "Ben"]
+    camera = log_of({"frames": [{"table": t} for t in CAMERA]})
+    view = replay(players, camera + [PUT_IN])
+    want = judge_record({"players": players, "frames": [{"table": t} for t in TRACKER]})
+    as_seen = judge_record({"players": players, "frames": [{"table": t} for t in CAMERA]})
+    assert want["moves"] != as_seen["moves"]
+    assert {k: v for k, v in judged(view).items() if k != "moves"} == \
+        {k: want[k] for k in ("piles", "scores", "winners")}
+    assert [{k: m[k] for k in ("player", "card", "action", "legal", "code", "collected")}
+            for m in view.moves] == \
+        [{k: m[k] for k in ("player", "card", "action", "legal", "code", "collected")}
+         for m in want["moves"]]
+    # the table put in is a frame of its own, named by the retable; the camera's stay in the log
+    assert [(f.index, f.seq, f.inserted, f.retable) for f in view.frames] == [
+        (0, 1, False, None), (1, 4, True, None), (2, 2, False, 4), (3, 3, False, None)]
+    assert view.frames[1].table == TRACKER[1] and view.frames[1].source_frame == 13
+    assert view.frames[2].observed == CAMERA[1] and view.frames[2].table == TRACKER[2]
+    assert [m["seq"] for m in view.moves if m["frame"] == 1] == [4]
+
+
+def test_a_table_put_in_goes_with_its_retable_and_stays_when_its_target_is_retabled_again():
+    players = ["Ann", "Ben"]
+    camera = log_of({"frames": [{"table": t} for t in CAMERA]})
+    as_seen = judged(replay(players, camera))
+    assert judged(replay(players, camera + [PUT_IN, E(5, "undo", {"target": 4, "reason": "x"})])) \
+        == as_seen
+    # a later retable of the target changes its table only
+    again = replay(players, camera + [PUT_IN, E(5, "retable", {
+        "target": 2, "table": [["M-blue-green", "M-green-purple"]], "reason": "misread"})])
+    assert [f.table for f in again.frames][:3] == [CAMERA[0], TRACKER[1],
+                                                    [["M-blue-green", "M-green-purple"]]]
+    # overrides, corrections and retables name the table put in by the retable's seq
+    named = replay(players, camera + [PUT_IN, E(5, "override", {
+        "target": 4, "index": 0, "legal": True, "stands": True, "reason": "allowed"}),
+        E(6, "retable", {"target": 4, "table": CAMERA[0], "reason": "it was there"})])
+    assert named.frames[1].table == CAMERA[0] and named.frames[1].retable == 6
+    assert named.frames[1].inserted and named.frames[1].observed == TRACKER[1]
+    overridden = replay(players, camera + [PUT_IN, E(5, "override", {
+        "target": 4, "index": 0, "legal": True, "stands": True, "reason": "allowed"})])
+    (taken,) = [m for m in overridden.moves if m["frame"] == 1]
+    assert taken["action"] == "collect" and taken["legal"] and taken["override"]["seq"] == 5
+
+
+def test_a_kept_replay_after_a_table_put_in_equals_replaying_from_scratch():
+    from companion.game.history import Replay
+    players = ["Ann", "Ben"]
+    log = log_of({"frames": [{"table": t} for t in CAMERA]}) + [PUT_IN] + [
+        E(5, "table", {"table": [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["H-blue"]]})]
+    kept = Replay(players)
+    for n in range(1, len(log) + 1):
+        assert judged(kept.view(log[:n])) == judged(replay(players, log[:n]))
+    assert [f.inserted for f in kept.view(log).frames] == [False, True, False, False, False]

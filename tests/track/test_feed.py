@@ -8,7 +8,7 @@ from companion.web.app import create_app
 from ..web import conftest as web
 from .scene import StampedAnalyzer, game_frames, unstamp
 from .test_sources import GAP, GAP_PLAYERS, _gap_game
-from .test_tracker import GAME, PLAYERS, _identity, summary
+from .test_tracker import GAME, PLAYERS, TAKEN_ALONE, TAKEN_WITH_A_CARD, _identity, summary
 
 service = web.service     # the dashboard's service fixture, as its own tests use it
 
@@ -137,11 +137,11 @@ class MissesTheTail(StampedAnalyzer):
         return data
 
 
-def tracker_feed(tmp_path, tables, analyzer):
+def tracker_feed(tmp_path, tables, analyzer, **options):
     """The tracker's feed over a scripted game's pictures, as fast as it can read them."""
     folder = write_frames(tmp_path / "game", game_frames(tables, still=7, hand_frames=3))
     return open_table_feed(str(folder), players=PLAYERS, analyze=analyzer, realtime=False,
-                           picture_fps=0)
+                           picture_fps=0, **options)
 
 
 def test_a_table_the_tracker_judges_again_is_sent_naming_that_table(tmp_path):
@@ -181,3 +181,92 @@ def test_a_table_the_tracker_judges_again_is_judged_again_in_the_dashboards_hist
     assert target.table == [REJOIN[2][0]] and target.retable == retable["seq"]
     page = client.get("/parts/history").data.decode()
     assert "table judged again" in page and "move 2: <code>H-red M-red-purple T-purple</code>" in page
+
+
+def test_cards_whose_going_was_confirmed_late_are_sent_as_the_tables_they_changed(tmp_path):
+    feed = tracker_feed(tmp_path, TAKEN_ALONE, StampedAnalyzer(TAKEN_ALONE),
+                        settings={"confirm_take": 3})    # a tracker slow to believe a card gone
+    events = list(feed.events())
+    tables = [e for e in events if e.table is not None]
+    (correction,) = [e.correction for e in events if e.correction is not None]
+    # the table sent with H-red still there, as now judged; the table when it went before it
+    held = next(e for e in tables if ["H-red"] in e.table and len(e.table[0]) == 2)
+    assert correction["table_number"] == held.table_number == 1
+    assert correction["table"] == [TAKEN_ALONE[2][0]] and correction["gone"] == ["H-red"]
+    assert correction["before"] == feed.tracker.history[1]["table"] == [["M-green-blue"]]
+    assert correction["before_frame"] == feed.tracker.history[1]["frame"] < held.index
+    # from now on that table is one the feed sent: its number is no other table's
+    assert correction["before_number"] not in [e.table_number for e in tables]
+    assert "from" not in correction and "joined" not in correction
+
+
+def _dashboard_equals_the_trackers_account(service, feed):
+    game = service.new_game(PLAYERS, feed.source, feed)
+    service.wait_for_feed(timeout=60)
+    assert service.feed_error is None
+    client = create_app(service, testing=True).test_client()
+    account = feed.tracker.account()
+    scores = client.get("/api/scores").get_json()
+    assert scores["scores"] == account["scores"] and scores["winners"] == account["winners"]
+    assert scores["piles"] == account["piles"]
+    moves = client.get("/api/moves").get_json()
+    assert summary(moves["moves"]) == summary(account["moves"])
+    return client, service.store.game(game.id), moves
+
+
+def test_a_taking_confirmed_late_is_judged_in_its_own_turn_on_the_dashboard(service, tmp_path):
+    feed = tracker_feed(tmp_path, TAKEN_WITH_A_CARD, StampedAnalyzer(TAKEN_WITH_A_CARD))
+    client, game, moves = _dashboard_equals_the_trackers_account(service, feed)
+    # Ann took H-red in the turn she laid M-green-yellow: not Ben in his
+    assert [(m["player"], m["action"]) for m in moves["moves"]] == [
+        ("Ann", "collect"), ("Ann", "extend"), ("Ben", "extend")]
+    (retable,) = [o for o in moves["overrides"] if o["kind"] == "retable"]
+    assert "H-red" in retable["data"]["reason"] and "before" not in retable["data"]
+    view = service.view(game)
+    assert [f.index for f in view.frames if f.retable] == [1] and not any(f.inserted for f in view.frames)
+
+
+def test_a_table_the_tracker_put_in_is_judged_on_the_dashboard_and_undone_with_its_retable(
+        service, tmp_path):
+    feed = tracker_feed(tmp_path, TAKEN_ALONE, StampedAnalyzer(TAKEN_ALONE),
+                        settings={"confirm_take": 3})
+    client, game, moves = _dashboard_equals_the_trackers_account(service, feed)
+    assert [m["action"] for m in moves["moves"]] == ["collect", "extend", "extend"]
+    view = service.view(game)
+    assert [f.table for f in view.frames] == [f["table"] for f in feed.tracker.history]
+    (retable,) = [o for o in moves["overrides"] if o["kind"] == "retable"]
+    inserted = view.frames[1]
+    assert inserted.inserted and inserted.seq == retable["seq"] and inserted.table == [["M-green-blue"]]
+    assert view.frames[2].retable == retable["seq"] and ["H-red"] in view.frames[2].observed
+    # readable: the history's referee changes and the move's dispute page say what happened
+    page = client.get("/parts/history").data.decode()
+    assert "and just before it: <code>M-green-blue</code>" in page
+    assert "never sent on its own" in client.get("/moves/1").data.decode()
+    # undone like any other change: the tables as the camera sent them
+    back = service.undo(game, retable["seq"], "the camera was right")
+    assert len(back.frames) == 3 and not any(f.inserted or f.retable for f in back.frames)
+    assert [m["action"] for m in back.moves] == ["extend", "collect", "extend"]
+
+
+def test_a_removal_names_only_tables_the_feed_sent_and_puts_a_table_in_only_before_one(tmp_path):
+    from companion.track.feed import SentTables, _corrections
+    from companion.track.tracker import Tracker
+    from .scene import FakeAnalyzer, Player, analysis
+    from .test_tracker import SLOW_TO_TAKE
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=SLOW_TO_TAKE)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in TAKEN_ALONE])
+    (told,) = [e.data for e in p.events if e.kind == "correction"]
+    assert (told["inserted"], told["cut"]) == (1, [2])
+
+    def sent(*places):
+        record = SentTables()
+        for k in places:
+            record.add(10 * k, tracker.history[k])
+        return record
+    record = sent(0, 2, 3)
+    (correction,) = _corrections(tracker, told, record, 99)
+    assert correction["table_number"] == 1 and correction["before_number"] == 3
+    assert record.entries[3] is tracker.history[1] and record.indexes[3] == 99
+    assert _corrections(tracker, told, sent(0, 3), 99) == []   # the table cut was never sent

@@ -834,3 +834,51 @@ def test_a_joined_snake_correction_goes_to_the_dashboard_as_its_table_judged_aga
     assert _correction(tracker, dict(told, table_number=3), record)["table_number"] == 2
     rename = {"track": laid, "from": "M-red-purple", "to": "M-red-yellow"}
     assert _correction(tracker, rename, record)["table_number"] == 2
+
+
+# H-red (an incomplete snake) is taken in the turn M-green-yellow is laid; its going is
+# confirmed only at the next table, by when that turn was judged with H-red still there
+TAKEN_WITH_A_CARD = [[["M-blue-green"], ["H-red"]], [["M-blue-green", "M-green-yellow"]],
+                     [["M-blue-green", "M-green-yellow", "M-yellow-red"]]]
+# H-red is taken in a turn of its own; a tracker that needs three tables to believe a card
+# gone has judged the next turn with it still there
+TAKEN_ALONE = [[["M-blue-green"], ["H-red"]], [["M-blue-green"]],
+               [["M-blue-green", "M-green-yellow"]],
+               [["M-blue-green", "M-green-yellow", "M-yellow-red"]]]
+SLOW_TO_TAKE = TrackerSettings(agree_readings=0, confirm_take=3)
+
+
+def _told_removals(p):
+    return [e.data for e in p.events if e.kind == "correction" and "cut" in e.data]
+
+
+def test_cards_whose_going_is_confirmed_late_are_cut_out_of_the_tables_told_before():
+    # the table judged with H-red still there is told as now judged without it: followers
+    # (the dashboard) judged it as sent, and would merge the taking with the next move
+    tracker, p = run(TAKEN_WITH_A_CARD)
+    sent = [e.data["table"] for e in p.events if e.kind == "table"]
+    assert ["H-red"] in sent[1]
+    (told,) = _told_removals(p)
+    assert told["gone"] == ["H-red"] and told["inserted"] is None and told["cut"] == [1]
+    assert tracker.history[1]["table"] == [["M-blue-green", "M-green-yellow"]]
+    assert told["gone_at"] == tracker.history[1]["frame"]
+    # with the game so far as now judged: the taking is Ann's turn's, not Ben's
+    assert summary(told["moves"]) == summary(expected(TAKEN_WITH_A_CARD)["moves"][:2])
+    # told before the moves judged anew, and before the table that confirmed it
+    kinds = [e.kind for e in p.events]
+    assert kinds.index("correction") < len(kinds) - 1 - kinds[::-1].index("table")
+
+
+def test_a_table_put_in_for_cards_that_went_earlier_is_told_with_the_tables_after_it():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=SLOW_TO_TAKE)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in TAKEN_ALONE])
+    assert summary(tracker.moves) == summary(expected(TAKEN_ALONE)["moves"])
+    (told,) = _told_removals(p)
+    # the table when H-red was first missed goes in before the one judged with it still there
+    assert told["gone"] == ["H-red"] and told["inserted"] == 1 and told["cut"] == [2]
+    assert tracker.history[1]["frame"] == told["gone_at"] < tracker.history[2]["frame"]
+    assert [h["table"] for h in tracker.history[:3]] == [
+        [["M-green-blue"], ["H-red"]], [["M-green-blue"]], [["M-blue-green", "M-green-yellow"]]]
+    assert summary(told["moves"]) == summary(tracker.moves[:2])

@@ -146,6 +146,26 @@ def test_a_referee_can_have_a_table_judged_as_another_table(client, service):
     assert "the camera read" not in client.get("/moves/1").data.decode()
 
 
+def test_a_referee_can_have_a_table_judged_just_before_another(client, service):
+    # H-red was taken in a turn of its own, before the one the camera first saw without it
+    g = service.new_game(["Ann", "Ben"], "upload")
+    for table in ([["M-blue-green"], ["H-red"]], [["M-blue-green", "M-green-yellow"], ["H-red"]],
+                  [["M-blue-green", "M-green-yellow", "M-yellow-red"]]):
+        service.observe(g, table)
+    body = {"frame": 1, "table": [["M-blue-green", "M-green-yellow"]],
+            "before": [["M-blue-green"]], "reason": "H-red went first"}
+    response = client.post("/api/override", headers={"X-Referee-PIN": PIN}, json=body)
+    assert response.status_code == 200, response.get_json()
+    moves = client.get("/api/moves").get_json()
+    assert [(m["frame"], m["player"], m["action"]) for m in moves["moves"]] == [
+        (1, None, "collect"), (2, "Ann", "extend"), (3, "Ben", "extend")]
+    (change,) = moves["overrides"]
+    assert change["kind"] == "retable" and change["data"]["before"] == [["M-blue-green"]]
+    bad = client.post("/api/override", headers={"X-Referee-PIN": PIN},
+                      json=dict(body, before=[["M-pink-red"]]))
+    assert bad.status_code == 400 and "pink" in bad.get_json()["error"]
+
+
 @pytest.mark.parametrize("body, message", [
     ({"frame": 2, "table": [["H-red", "M-pink-red"]], "reason": "x"}, "pink"),
     ({"frame": 2, "table": "H-red", "reason": "x"}, "list of chains"),

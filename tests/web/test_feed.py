@@ -306,3 +306,29 @@ def test_a_table_the_tracker_judges_again_is_retabled_by_its_number_and_can_be_u
     back = service.undo(service.store.game(game.id), event["seq"], "the camera was right")
     assert back.frames[2].table == seen[2] and back.scores["Ben"]["cards"] == 0
     assert "retable" in [o["kind"] for o in service.moves_json(service.store.game(game.id))["overrides"]]
+
+
+def test_a_table_the_tracker_put_in_is_stored_before_its_number_and_named_by_its_own_after(
+        service):
+    # the camera sent H-red still there at table 1, then told that H-red had gone before it
+    seen = [[["M-blue-green"], ["H-red"]], [["M-blue-green", "M-green-yellow"], ["H-red"]],
+            [["M-blue-green", "M-green-yellow", "M-yellow-red"]]]
+    feed = ScriptedFeed([FeedEvent(10 * k, table=t, table_number=k) for k, t in enumerate(seen[:2])] + [
+        FeedEvent(25, correction={"table_number": 1, "since": 10, "nth": 0, "gone": ["H-red"],
+                                  "table": [["M-blue-green", "M-green-yellow"]],
+                                  "before": [["M-blue-green"]], "before_frame": 5,
+                                  "before_number": 2}),
+        FeedEvent(25, table=seen[2], table_number=3),
+        # later the tracker judges the table it put in again: named by its number
+        FeedEvent(30, correction={"table_number": 2, "since": 25, "nth": 0, "gone": ["M-blue-green"],
+                                  "table": []})])
+    game = service.new_game(["Ann", "Ben"], "test", feed)
+    service.wait_for_feed(timeout=5)
+    view = service.view(service.store.game(game.id))
+    retable, again = [e for e in view.log if e["kind"] == "retable"]
+    assert "H-red" in retable["data"]["reason"] and "frame 5" in retable["data"]["reason"]
+    assert [(f.seq == retable["seq"], f.inserted, f.source_frame) for f in view.frames] == [
+        (False, False, 0), (True, True, 5), (False, False, 10), (False, False, 25)]
+    assert [f.table for f in view.frames[1:3]] == [[], [["M-blue-green", "M-green-yellow"]]]
+    assert again["data"]["target"] == retable["seq"] == view.frames[1].seq
+    assert view.frames[1].retable == again["seq"] and view.frames[1].observed == [["M-blue-green"]]

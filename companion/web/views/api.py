@@ -112,14 +112,16 @@ def _boolean(value):
 @referee_required
 def override():
     """Change a move's verdict (legal, stands, player), correct a misread card, or have the
-    table at a frame judged as another table ('table': chains of codes), with a reason."""
+    table at a frame judged as another table ('table': chains of codes; with 'before', also
+    a table judged just before it), with a reason."""
     body = _json_body()
     game = selected_game() if not body.get("game") else service().game(body["game"])
     if "frame" not in body:
         raise ActionError("say which move: 'frame' (and 'index' when a frame has several)")
     card = body.get("card")
     if "table" in body:
-        service().retable(game, body["frame"], body["table"], body.get("reason"))
+        service().retable(game, body["frame"], body["table"], body.get("reason"),
+                          before=body.get("before"))
     elif card:
         if not isinstance(card, dict) or not card.get("from") or not card.get("to"):
             raise ActionError("'card' is {\"from\": code as read, \"to\": the right code}")

@@ -115,10 +115,14 @@ def move(frame: int, index: int = 0):
     sides = {"before": m["evidence"]["frames"]["before"], "after": frame}
     camera_read = {side: view.frames[i].observed for side, i in sides.items()
                    if i is not None and i < len(view.frames) and view.frames[i].retable}
+    # ... and a table put in before another one, that the camera never sent, says so
+    camera_inserted = [side for side, i in sides.items()
+                       if i is not None and i < len(view.frames) and view.frames[i].inserted]
     # the card the move laid, read either way round, is outlined on the "after" table
     marked = [m["card"], Card.parse(m["card"]).flipped().code] if m.get("card") else []
     return render_template("move.html", page="history", move=m, table_before=before,
                            marked=marked, camera_read=camera_read,
+                           camera_inserted=camera_inserted,
                            table_after=after, frame_seq=view.frames[frame].seq,
                            deck_cards=sorted({c.code for c in service().deck.cards()}),
                            **context)
