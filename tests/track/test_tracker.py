@@ -882,3 +882,18 @@ def test_a_table_put_in_for_cards_that_went_earlier_is_told_with_the_tables_afte
     assert [h["table"] for h in tracker.history[:3]] == [
         [["M-green-blue"], ["H-red"]], [["M-green-blue"]], [["M-blue-green", "M-green-yellow"]]]
     assert summary(told["moves"]) == summary(tracker.moves[:2])
+
+
+def test_a_table_put_in_does_not_shift_a_judged_table_that_awaits_telling():
+    # a joined-snake correction of a table is told at the end of the settle, by the table's
+    # place in the history: a table put in before it in the same settle moves it one on
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=SLOW_TO_TAKE)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in TAKEN_ALONE[:3]])
+    held = tracker.history[1]          # judged with H-red still there
+    tracker._rejoined = [{"table_number": 1, "joined": ["M-blue-green", "M-green-yellow"]}]
+    p.show(analysis(TAKEN_ALONE[3]), p.hand_frames, hand=True)
+    p.show(analysis(TAKEN_ALONE[3]))
+    (told,) = [e.data for e in p.events if e.kind == "correction" and "joined" in e.data]
+    assert tracker.history[told["table_number"]] is held and told["table_number"] == 2
