@@ -33,6 +33,7 @@ OVERLAP = 0.2        # a guess overlapping a card already read this much is that
 GUESSABLE = ("middle", "head", "rainbow_head")
 _KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
          "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
+SAME_AS_TABLE = 10.0  # Lab units: what lies beyond an end this close to what lies beside the card is table
 MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
 
 
@@ -83,6 +84,8 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
         tried.update((id(known[i]), e) for i, e in ends)
         guesses, sources = [], []
         for i, e in ends:
+            if table_beyond(image, known[i].outline, e):
+                continue
             for turn in TURNS:
                 g = beyond(known[i].outline, e, turn)
                 if g.corners.min() < 0 or g.corners[:, 0].max() >= w or g.corners[:, 1].max() >= h:
@@ -113,6 +116,37 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             break
         known = [k for k in known if not any(_overlap(r.outline, k) for r in new)] + new
     return known
+
+
+def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
+    """Whether what lies just beyond an end looks like what lies beside the card.
+
+    A neighbour's body starts where this card's ends (the middle of the
+    shared edge) and runs on along it, so just beyond the end lies ink; at a
+    snake's last card lies the table, as beside the card's other edges.  Most
+    open ends are a snake's last card: this spares reading five guesses there.
+    (Beside the card may lie another snake: then the guesses are read.)
+    """
+    c = outline.corners
+    centre = outline.centre
+    away = 0.15 * outline.long_side
+    r = max(1, int(0.06 * outline.short_side))
+
+    def off(k: int) -> np.ndarray | None:
+        """The mean Lab colour just off the middle of edge k, outward."""
+        mid = (c[k] + c[(k + 1) % 4]) / 2.0
+        out = mid - centre
+        x, y = (int(round(v)) for v in mid + out / max(float(np.hypot(*out)), 1e-9) * away)
+        if not (r <= x < image.shape[1] - r and r <= y < image.shape[0] - r):
+            return None
+        patch = image[y - r:y + r + 1, x - r:x + r + 1]
+        return cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32).mean(axis=0)
+
+    beyond = off(edge)
+    if beyond is None:
+        return False
+    beside = [p for p in (off((edge + 1) % 4), off((edge + 3) % 4)) if p is not None]
+    return any(float(np.linalg.norm(beyond - p)) < SAME_AS_TABLE for p in beside)
 
 
 def _overlap(outline: CardOutline, reading: CardReading) -> bool:

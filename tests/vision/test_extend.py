@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from companion.vision.extend import beyond, extend_snakes, open_ends
+from companion.vision.extend import beyond, extend_snakes, open_ends, table_beyond
 from companion.vision.find import find_cards
 from companion.vision.outline import CardOutline, polygon_iou
 from companion.vision.recognise import CardReading
@@ -73,3 +73,16 @@ def test_a_guess_is_only_a_card_the_deck_still_holds(analyzer, row_scene):
     lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
     kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
     assert extend_snakes(row_scene.image, kept, analyzer.recogniser.recognise, Deck.from_dict(data)) == kept
+
+
+def test_beyond_a_snakes_last_card_lies_table_and_beyond_a_gap_in_a_row_lies_ink(analyzer, row_scene):
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    lone = np.array(_truth(row_scene, ["purple", "orange"])["corners"], float)
+    lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
+    kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
+    ends = open_ends(kept)
+    at_lone = [(i, e) for i, e in ends if polygon_iou(kept[i].outline.corners, lone) > 0.5]
+    at_gap = [(i, e) for i, e in ends if polygon_iou(kept[i].outline.corners, lone) <= 0.5]
+    assert len(at_lone) == 2 and len(at_gap) == 2   # the lone middle's ends; the hidden card's neighbours'
+    assert all(table_beyond(row_scene.image, kept[i].outline, e) for i, e in at_lone)
+    assert not any(table_beyond(row_scene.image, kept[i].outline, e) for i, e in at_gap)
