@@ -45,10 +45,10 @@ from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
 from .pushes import components
-from .reading import AnalyzeFn, parse_reading, without_cards
+from .reading import AnalyzeFn, Reading, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
-from .regions import Box, changed_box, only_in
+from .regions import Box, RegionFn, changed_box, grown, only_in
 from .settings import TrackerSettings, TrackEvent
 from .tables import canonical_chain, chains_from_links, code_of, outline_gap, reading_signature
 
@@ -65,13 +65,17 @@ class _Window:
     small: np.ndarray | None = None
     focus: Box | None = None      # around what changed since the table was last judged (None:
                                   # not known; the whole picture counts)
+    partial: bool = False         # the readings are of the part around `focus` only
 
 
 class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
     def __init__(self, analyze: AnalyzeFn, players: Sequence[str], deck: Deck | None = None,
                  settings: TrackerSettings | None = None,
-                 referee_factory: Callable[..., Any] | None = None):
+                 referee_factory: Callable[..., Any] | None = None,
+                 read_region: RegionFn | None = None):
         self.analyze = analyze
+        # reads only the part of a picture around a change (`regions`); None: whole pictures
+        self.read_region = read_region
         self.players = list(players)
         self.deck = deck or load_deck()
         self.settings = settings or TrackerSettings()
@@ -160,7 +164,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 raise ValueError("the frame does not decode")
             if not self._window.readings:
                 self._window.focus = self._focus(small, image.shape)
-            reading = parse_reading(self.analyze(image))
+            reading = self._read(image, self._window.focus)
         except Exception as exc:  # any failure to read a frame is that frame's, not the game's
             self.stats["unreadable"] += 1
             self.last_error = f"frame {frame_index}: {exc}"
@@ -171,6 +175,17 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if len(self._window.readings) < self.settings.readings and not self._agreed():
             return []
         return self._settle()
+
+    def _read(self, image: np.ndarray, focus: Box | None) -> Reading:
+        """The analyser's reading of a picture: with a region reader and the change known
+        (`_focus`), of the part around the change only -- the cards outside it are the settled
+        table's, which the pixels say did not change -- else of the whole picture."""
+        if focus is None or self.read_region is None:
+            return parse_reading(self.analyze(image))
+        self.stats["region_reads"] += 1
+        self._window.partial = True
+        part = grown(focus, self._longest_card(), image.shape)
+        return only_in(parse_reading(self.read_region(image, part)), focus)
 
     def _agreed(self) -> bool:
         """The last readings say the same thing (cards and chains) where the picture changed:
@@ -231,12 +246,19 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         pairings: list[dict] = []
         attached = self._attached()
         for frame, reading in zip(window.frames, window.readings):
+            candidates = list(self.tracks.values())
+            if window.partial:
+                # a card outside the part read did not move (its pixels did not change): no
+                # card read can be it, though one read may look like it (a copy of it laid now)
+                x0, y0, x1, y1 = window.focus
+                candidates = [tr for tr in candidates
+                              if x0 <= tr.centre[0] < x1 and y0 <= tr.centre[1] < y1]
+            chains = _runs_of(self.chains, {tr.id for tr in candidates})
             # a card the deck does not have (one colour at both ends of a middle) is a misreading
             # of something: the card is as good as not seen
             reading = without_cards(reading, {c.index for c in reading.cards
                                               if not self.deck.count(self.deck.identity(c.card))})
-            pairs = match_sightings(list(self.tracks.values()), reading, self.deck, self.chains,
-                                    attached)
+            pairs = match_sightings(candidates, reading, self.deck, chains, attached)
             for seen in reading.cards:
                 track = self.tracks[pairs[seen.index]] if seen.index in pairs \
                     else self._new_track(seen, frame)
@@ -505,15 +527,21 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         card's length, when that table is known well enough to stand for the rest of the
         picture: no change waits, no card awaits confirmation of its going, the camera did not
         drop out.  None: the whole picture counts.  (Changes since the last judged picture, not
-        the last settled one: a card the reader missed when laid is looked for again.)"""
+        the last settled one: a card the reader missed when laid is looked for again.)
+        (Measured: a box also grown around the cards waiting or awaiting confirmation, read
+        instead of the whole picture, made a phantom move with a fallible reader.)"""
         judged = self._pictures.judged
         if not self.chains or self.desync or self._waiting or self._gone_since or self.source_gap \
                 or self._force or self._deferred or judged is None or self._settled_image is None \
                 or self._settled_image.shape != shape:
             return None
-        longest = max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
-                      for chain in self.chains for t in chain)
-        return changed_box(self.gate, small, judged, shape, self.settings.region_reach * longest)
+        return changed_box(self.gate, small, judged, shape,
+                           self.settings.region_reach * self._longest_card())
+
+    def _longest_card(self) -> float:
+        """The longest side of a settled card's outline, in pixels."""
+        return max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
+                   for chain in self.chains for t in chain)
 
     def _beside(self, a: int, b: int) -> bool:
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
@@ -603,6 +631,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
+
+
+def _runs_of(chains: list[list[int]], cards: set) -> list[list[int]]:
+    """The chains cut to these cards: each run of them in a chain is a chain."""
+    runs = []
+    for chain in chains:
+        run: list[int] = []
+        for t in chain + [None]:
+            if t in cards:
+                run.append(t)
+            elif run:
+                runs.append(run)
+                run = []
+    return runs
 
 
 def _renamed(items: set, renamed: dict[int, int]) -> set:
