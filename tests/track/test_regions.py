@@ -77,3 +77,15 @@ def test_a_copy_of_a_card_outside_the_part_read_is_a_new_card_not_that_card_carr
     tracker, p, reader = _play(tables, offsets)
     assert tracker.stats["region_reads"] >= 1
     assert summary(p.moves()) == want and [m[2] for m in want] == ["new"]
+
+
+def test_the_bench_oracle_reads_a_region_as_its_cards_whose_centre_lies_in_the_box():
+    from companion.bench.games import OracleAnalyzer
+    table = analysis([["H-purple", "M-purple-blue", "M-blue-green"]])
+    oracle = OracleAnalyzer({7: table})
+    oracle.frame = 7
+    x0, y0, x1, y1 = 0, 0, 40 + 56 + 2 + 56, 480    # up to the middle card's right edge
+    data = oracle.analyze_region(None, (x0, y0, x1, y1))
+    assert [c["colours"] for c in data["cards"]] == [["purple"], ["purple", "blue"]]
+    assert [s["cards"] for s in data["snakes"]] == [[0, 1]]
+    assert len(oracle(None)["cards"]) == 3    # the truth itself is not cut
