@@ -29,6 +29,10 @@ class TrackerSettings:
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     region_reach: float = 1.3     # longest card sides the box around a change is grown by
+    # A table known well, read around its change only (`regions`), is read once: the rest of
+    # the picture is judged by its pixels, and a still picture is misread the same way in
+    # every frame of it (the next settled table is read afresh).
+    region_readings: int = 1
     gate: GateSettings = field(default_factory=GateSettings)
 
     @classmethod

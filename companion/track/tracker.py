@@ -157,13 +157,18 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if not self._window.readings and not self.gate.differs(small, self._reference):
             self.stats["unchanged"] += 1
             return []
-        self.stats["analysed"] += 1
         image = full_image(image)
+        if image is not None and not self._window.readings:
+            self._window.focus = self._focus(small, image.shape)
+            if self._reads_part() and wait < self.settings.reading_gap * (
+                    self.settings.min_readings - self.settings.region_readings):
+                # fewer readings of the part around the change are made, the last of them when
+                # the last of the fewest readings of a whole picture would be: as still as long
+                return []
+        self.stats["analysed"] += 1
         try:
             if image is None:
                 raise ValueError("the frame does not decode")
-            if not self._window.readings:
-                self._window.focus = self._focus(small, image.shape)
             reading = self._read(image, self._window.focus)
         except Exception as exc:  # any failure to read a frame is that frame's, not the game's
             self.stats["unreadable"] += 1
@@ -172,15 +177,22 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._window.frames.append(frame_index)
         self._window.readings.append(reading)
         self._window.image, self._window.small = image, small
-        if len(self._window.readings) < self.settings.readings and not self._agreed():
+        if self._window.partial:
+            if len(self._window.readings) < self.settings.region_readings:
+                return []
+        elif len(self._window.readings) < self.settings.readings and not self._agreed():
             return []
         return self._settle()
 
-    def _read(self, image: np.ndarray, focus: Box | None) -> Reading:
+    def _reads_part(self) -> bool:
+        """The next reading is of the part around the change only (see `_read`)."""
+        return self._window.focus is not None and self.read_region is not None
+
+    def _read(self, image: np.ndarray, focus: Box) -> Reading:
         """The analyser's reading of a picture: with a region reader and the change known
         (`_focus`), of the part around the change only -- the cards outside it are the settled
         table's, which the pixels say did not change -- else of the whole picture."""
-        if focus is None or self.read_region is None:
+        if not self._reads_part():
             return parse_reading(self.analyze(image))
         self.stats["region_reads"] += 1
         self._window.partial = True
