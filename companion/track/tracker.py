@@ -45,7 +45,7 @@ from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
 from .pushes import components
-from .reading import AnalyzeFn, Reading, parse_reading, without_cards
+from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
 from .regions import Box, RegionFn, changed_box, grown, only_in
@@ -97,6 +97,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._reference: np.ndarray | None = None
         self._still = 0
         self._window = _Window()
+        self._pending: tuple | None = None         # a still frame left for a later reading
         self._settled_frame: int | None = None
         self._settled_image: np.ndarray | None = None
         self._settled_small: np.ndarray | None = None
@@ -144,6 +145,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if moving:
             self.stats["moving"] += 1
             self._still = 0
+            self._pending = None
             if len(self._window.readings) >= self.settings.min_readings:
                 return self._settle()   # motion came back before all readings: enough were made
             if self._window.readings:
@@ -164,7 +166,15 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                     self.settings.min_readings - self.settings.region_readings):
                 # fewer readings of the part around the change are made, the last of them when
                 # the last of the fewest readings of a whole picture would be: as still as long
+                # (a recording that ends first has it read then, see `finish`)
+                self._pending = (frame_index, image, small)
                 return []
+        return self._take_reading(frame_index, image, small)
+
+    def _take_reading(self, frame_index: int, image: np.ndarray | None, small: np.ndarray
+                      ) -> list[TrackEvent]:
+        """Read a still frame into the window; settle it once it holds enough readings."""
+        self._pending = None
         self.stats["analysed"] += 1
         try:
             if image is None:
@@ -199,6 +209,25 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         part = grown(focus, self._longest_card(), image.shape)
         return only_in(parse_reading(self.read_region(image, part)), focus)
 
+    def _in_place(self, reading: Reading, window: _Window) -> Reading:
+        """A reading of the part around a change, with the settled cards outside that part
+        seen where they lay (ids below 0, linked as they were): they did not move, as their
+        pixels say.  So no card read in the part is taken for one of them (a copy of it laid
+        now), and they hold their snakes where they are (a snake's cards in the part, one of
+        them missed, are not pushed onto a look-alike just laid)."""
+        if not window.partial:
+            return reading
+        x0, y0, x1, y1 = window.focus
+        ids, cards = {}, list(reading.cards)
+        for t in (t for chain in self.chains for t in chain):
+            track = self.tracks[t]
+            if not (x0 <= track.centre[0] < x1 and y0 <= track.centre[1] < y1):
+                ids[t] = -1 - len(ids)
+                cards.append(SeenCard(ids[t], Card.parse(self.codes.get(t) or track.identity), (),
+                                      tuple(map(tuple, track.corners)), 0.0))
+        chains = [tuple(ids[t] for t in run) for run in _runs_of(self.chains, set(ids))]
+        return Reading(tuple(cards), reading.chains + tuple(chains), reading.foreign)
+
     def _agreed(self) -> bool:
         """The last readings say the same thing (cards and chains) where the picture changed:
         no need to read on.  (Elsewhere the pixels say nothing happened, and a card read
@@ -220,7 +249,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
     def finish(self) -> list[TrackEvent]:
         """The draw pile is empty: the referee closes the game (late collections, winners)."""
-        events = self._settle() if self._window.readings else []
+        events = []
+        if self._pending is not None and not self._window.readings:
+            events += self._take_reading(*self._pending)
+        events += self._settle() if self._window.readings else []
         for move in self.referee.finish():
             events.append(self._move_event(move, [], []))
         return events
@@ -258,19 +290,13 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         pairings: list[dict] = []
         attached = self._attached()
         for frame, reading in zip(window.frames, window.readings):
-            candidates = list(self.tracks.values())
-            if window.partial:
-                # a card outside the part read did not move (its pixels did not change): no
-                # card read can be it, though one read may look like it (a copy of it laid now)
-                x0, y0, x1, y1 = window.focus
-                candidates = [tr for tr in candidates
-                              if x0 <= tr.centre[0] < x1 and y0 <= tr.centre[1] < y1]
-            chains = _runs_of(self.chains, {tr.id for tr in candidates})
             # a card the deck does not have (one colour at both ends of a middle) is a misreading
             # of something: the card is as good as not seen
             reading = without_cards(reading, {c.index for c in reading.cards
                                               if not self.deck.count(self.deck.identity(c.card))})
-            pairs = match_sightings(candidates, reading, self.deck, chains, attached)
+            pairs = match_sightings(list(self.tracks.values()), self._in_place(reading, window),
+                                    self.deck, self.chains, attached)
+            pairs = {i: t for i, t in pairs.items() if i >= 0}
             for seen in reading.cards:
                 track = self.tracks[pairs[seen.index]] if seen.index in pairs \
                     else self._new_track(seen, frame)
