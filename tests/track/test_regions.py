@@ -98,3 +98,18 @@ def test_the_bench_oracle_reads_a_region_as_its_cards_whose_centre_lies_in_the_b
     assert [c["colours"] for c in data["cards"]] == [["purple"], ["purple", "blue"]]
     assert [s["cards"] for s in data["snakes"]] == [[0, 1]]
     assert len(oracle(None)["cards"]) == 3    # the truth itself is not cut
+
+
+def test_a_still_frame_left_for_its_one_reading_is_read_when_the_recording_ends():
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=TrackerSettings(), read_region=RegionReader(analyzer))
+    p = Player(tracker, analyzer)
+    first, second = (analysis(t) for t in GAME[:2])
+    p.show(first)
+    p.show(second, 4, hand=True)
+    p.show(second, 1 + tracker.settings.still_frames)   # ends before its reading is due
+    assert tracker.stats["region_reads"] == 0
+    events = tracker.finish()
+    assert tracker.stats["region_reads"] == 1
+    assert summary([e.data for e in p.events + events if e.kind == "move"])[:2] == \
+        summary(expected(GAME[:2])["moves"])
