@@ -37,10 +37,15 @@ class TrackerSettings:
 
     @classmethod
     def for_fps(cls, fps: float | None, **overrides) -> "TrackerSettings":
-        """Settings whose waits last the same time whatever the frame rate (tuned at 10 fps)."""
+        """The settings for a real source: waits that last the same time whatever the frame
+        rate (tuned at 10 fps), and at most two readings of a whole picture -- measured with
+        the real analyser on rendered games, a third one when two disagree bought no
+        accuracy (a still picture is misread alike in every frame; the next settled table is
+        read afresh) for a quarter of the analysis time.  (The class defaults keep three, so
+        that tests know which reading a fault hits.)"""
         fps = fps if fps and 1 <= fps <= 240 else 10.0
         return cls(**{"still_frames": max(2, round(0.3 * fps)),
-                      "reading_gap": max(1, round(0.1 * fps)), **overrides})
+                      "reading_gap": max(1, round(0.1 * fps)), "readings": 2, **overrides})
 
 
 @dataclass

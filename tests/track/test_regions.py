@@ -113,3 +113,16 @@ def test_a_still_frame_left_for_its_one_reading_is_read_when_the_recording_ends(
     assert tracker.stats["region_reads"] == 1
     assert summary([e.data for e in p.events + events if e.kind == "move"])[:2] == \
         summary(expected(GAME[:2])["moves"])
+
+
+def test_a_real_source_reads_a_whole_picture_at_most_twice():
+    # two readings that disagree are settled by what else is known, not by a third one
+    def misread(data, call):
+        if call == 2:
+            data["cards"][0]["colours"] = ["green", "orange"]
+        return data
+    analyzer = FakeAnalyzer(fault=misread)
+    tracker = Tracker(analyzer, PLAYERS, settings=TrackerSettings.for_fps(10.0))
+    Player(tracker, analyzer).play([analysis(t) for t in GAME[:1]])
+    assert analyzer.calls == 2 and tracker.stats["settles"] == 1
+    assert TrackerSettings.for_fps(30.0).readings == 2 and TrackerSettings().readings == 3
