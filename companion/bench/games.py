@@ -14,6 +14,10 @@ gating, analysis, settling, referee.  Reported per game and overall:
 - frames per second over the 1280x720 video, decoding included, on one core
   (process CPU time, single-threaded OpenCV).
 
+As `track` does, the tracker reads only the part of a picture around a change
+when it can (`companion.track.regions`); COMPANION_BENCH_WHOLE_PICTURES=1 has
+every picture read whole, to weigh what that costs in accuracy.
+
 `--oracle` replaces the analyser by the renderer's own truth of each settled
 frame: it measures the tracker's logic (gating, settling, identity) apart
 from the vision, and counts every read of a frame that had no settled truth
@@ -253,9 +257,12 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             o = OracleAnalyzer(_settled_truth(truth), noise, game_seed, miss,
                                _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
+            # COMPANION_BENCH_WHOLE_PICTURES=1: every reading of the whole picture, to weigh
+            # what reading only the part around a change costs in accuracy
+            read_region = None if os.environ.get("COMPANION_BENCH_WHOLE_PICTURES") else \
+                o.analyze_region if o is not None else crop_reader(analyzer.analyze)
             account, seconds, frames = follow_video(
-                video, players, o or analyzer.analyze, o, deck, finished,
-                o.analyze_region if o is not None else crop_reader(analyzer.analyze))
+                video, players, o or analyzer.analyze, o, deck, finished, read_region)
             result = judge_game(truth, account, deck)
             result.update(seed=game_seed, players=len(players), frames=frames,
                           fps=round(frames / seconds, 1), render_s=round(render_s, 1))
