@@ -14,6 +14,10 @@ gating, analysis, settling, referee.  Reported per game and overall:
 - frames per second over the 1280x720 video, decoding included, on one core
   (process CPU time, single-threaded OpenCV).
 
+As `track` does, the tracker reads only the part of a picture around a change
+when it can (`companion.track.regions`); COMPANION_BENCH_WHOLE_PICTURES=1 has
+every picture read whole, to weigh what that costs in accuracy.
+
 `--oracle` replaces the analyser by the renderer's own truth of each settled
 frame: it measures the tracker's logic (gating, settling, identity) apart
 from the vision, and counts every read of a frame that had no settled truth
@@ -115,6 +119,17 @@ class OracleAnalyzer:
             raise LookupError(f"frame {self.frame} has no settled truth")
         return self._spoil(data) if self.misread or self.miss else data
 
+    def analyze_region(self, image, box) -> dict:
+        """The reading of the part of the picture in `box` (x0, y0, x1, y1): the cards whose
+        centre lies in it, a chain broken where it leaves it (the tracker's region reader)."""
+        import numpy as np
+        data = self(image)
+        x0, y0, x1, y1 = box
+        inside = [c for c in data.get("cards", [])
+                  if x0 <= float(np.mean([p[0] for p in c["corners"]])) < x1
+                  and y0 <= float(np.mean([p[1] for p in c["corners"]])) < y1]
+        return keep_cards(dict(data), inside)
+
     def _rng(self, *key: int):
         import numpy as np
         return np.random.default_rng([self.seed, *key])
@@ -166,8 +181,9 @@ def _still_tables(truth: dict) -> dict[int, int]:
 
 
 def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyzer | None = None,
-                 deck=None, finished: bool = True) -> tuple[dict, float, int]:
+                 deck=None, finished: bool = True, read_region=None) -> tuple[dict, float, int]:
     """Track a whole video; returns the account, the CPU seconds it took and the frames seen.
+    `read_region`: the tracker's region reader (`companion.track.regions`), as `track` has.
 
     CPU time of this (single-threaded) process is what "on one core" means on a
     machine shared with other work; wall time would charge us for their load.
@@ -176,7 +192,8 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
     from companion.track.tracker import Tracker, TrackerSettings
     from companion.track.watchdog import watch
     source = open_source(str(video))
-    tracker = Tracker(analyze, players, deck=deck, settings=TrackerSettings.for_fps(guess_fps(source)))
+    tracker = Tracker(analyze, players, deck=deck, settings=TrackerSettings.for_fps(guess_fps(source)),
+                      read_region=read_region)
     frames = 0
     start = time.process_time()
     for index, image in watch(source):
@@ -210,6 +227,7 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
     from companion.game.deck import load_deck
     from companion.synth.game import render_game
     from companion.synth.styles import HELD_OUT_STYLE
+    from companion.track.regions import crop_reader
     cv2.setNumThreads(1)
     deck = load_deck()
     analyzer = None
@@ -239,8 +257,12 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             o = OracleAnalyzer(_settled_truth(truth), noise, game_seed, miss,
                                _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
-            account, seconds, frames = follow_video(video, players, o or analyzer.analyze, o, deck,
-                                                    finished)
+            # COMPANION_BENCH_WHOLE_PICTURES=1: every reading of the whole picture, to weigh
+            # what reading only the part around a change costs in accuracy
+            read_region = None if os.environ.get("COMPANION_BENCH_WHOLE_PICTURES") else \
+                o.analyze_region if o is not None else crop_reader(analyzer.analyze)
+            account, seconds, frames = follow_video(
+                video, players, o or analyzer.analyze, o, deck, finished, read_region)
             result = judge_game(truth, account, deck)
             result.update(seed=game_seed, players=len(players), frames=frames,
                           fps=round(frames / seconds, 1), render_s=round(render_s, 1))

@@ -27,6 +27,7 @@ from .reading import Reading, SeenCard
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
+TURNED_DEGREES = 25.0   # a card's outline turned further than this was turned on the table
 RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
 PUSH_COST = 0.1        # per card size a card's snake is pushed: breaks ties towards stillness
 _FAR = 1e6
@@ -46,6 +47,11 @@ class Track:
     surest: float = 0.0                                    # the most confident reading's confidence
 
     def observe(self, seen: SeenCard, deck: Deck, frame: int) -> None:
+        if self.sightings and _turned(self.corners, np.asarray(seen.corners, float)):
+            # where its colours pointed says nothing once the card was turned (a snake swung
+            # round to make room): the new sighting alone says it (with one reading per still
+            # table, the old directions outweighed it)
+            self.colour_dirs = {}
         self.centre = seen.centre
         self.size = seen.size
         self.corners = np.asarray(seen.corners, float)
@@ -145,6 +151,19 @@ def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, d
         for t in chain:
             shifts[t] = best[0]
     return shifts
+
+
+def _turned(before: np.ndarray, after: np.ndarray) -> bool:
+    """A card's outline turned by more than TURNED_DEGREES (long axes compared, either way),
+    or its centre moved further than its long side (a snake carried may be swung round
+    end for end without its cards' axes turning)."""
+    def long_axis(c: np.ndarray) -> np.ndarray:
+        sides = np.roll(c, -1, axis=0) - c
+        return sides[int(np.argmax(np.linalg.norm(sides, axis=1)))]
+    a, b = long_axis(before), long_axis(after)
+    cos = abs(float(np.dot(a, b))) / max(1e-9, float(np.linalg.norm(a) * np.linalg.norm(b)))
+    moved = float(np.linalg.norm(after.mean(axis=0) - before.mean(axis=0)))
+    return cos < np.cos(np.radians(TURNED_DEGREES)) or moved > float(np.linalg.norm(a))
 
 
 def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,

@@ -18,6 +18,7 @@ from companion.game.record import parse_players
 
 from .evidence import save_move_evidence
 from .reading import AnalyzeFn
+from .regions import crop_reader
 from .sources import SourceError, guess_fps, open_source
 from .tracker import Tracker, TrackEvent, TrackerSettings
 from .watchdog import SourceStatus, watch
@@ -105,7 +106,11 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     saved = load_state(state_path) if args.resume else None
     # a source that cannot be named fails before models are loaded
     settings = TrackerSettings.for_fps(guess_fps(open_source(args.source)))
-    tracker = Tracker(analyze or make_analyzer(args.profile), players, settings=settings)
+    read_region = None
+    if analyze is None:   # the real analyser reads only the part around a change (`regions`)
+        analyze = make_analyzer(args.profile)
+        read_region = crop_reader(analyze)
+    tracker = Tracker(analyze, players, settings=settings, read_region=read_region)
     start = 0
     if saved is not None:
         tracker.restore(saved)

@@ -45,10 +45,10 @@ from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
 from .pushes import components
-from .reading import AnalyzeFn, parse_reading, without_cards
+from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
-from .regions import Box, changed_box, only_in
+from .regions import Box, RegionFn, changed_box, grown, only_in
 from .settings import TrackerSettings, TrackEvent
 from .tables import canonical_chain, chains_from_links, code_of, outline_gap, reading_signature
 
@@ -65,13 +65,17 @@ class _Window:
     small: np.ndarray | None = None
     focus: Box | None = None      # around what changed since the table was last judged (None:
                                   # not known; the whole picture counts)
+    partial: bool = False         # the readings are of the part around `focus` only
 
 
 class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
     def __init__(self, analyze: AnalyzeFn, players: Sequence[str], deck: Deck | None = None,
                  settings: TrackerSettings | None = None,
-                 referee_factory: Callable[..., Any] | None = None):
+                 referee_factory: Callable[..., Any] | None = None,
+                 read_region: RegionFn | None = None):
         self.analyze = analyze
+        # reads only the part of a picture around a change (`regions`); None: whole pictures
+        self.read_region = read_region
         self.players = list(players)
         self.deck = deck or load_deck()
         self.settings = settings or TrackerSettings()
@@ -93,6 +97,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._reference: np.ndarray | None = None
         self._still = 0
         self._window = _Window()
+        self._pending: tuple | None = None         # a still frame left for a later reading
         self._settled_frame: int | None = None
         self._settled_image: np.ndarray | None = None
         self._settled_small: np.ndarray | None = None
@@ -140,6 +145,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if moving:
             self.stats["moving"] += 1
             self._still = 0
+            self._pending = None
             if len(self._window.readings) >= self.settings.min_readings:
                 return self._settle()   # motion came back before all readings: enough were made
             if self._window.readings:
@@ -153,14 +159,27 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if not self._window.readings and not self.gate.differs(small, self._reference):
             self.stats["unchanged"] += 1
             return []
-        self.stats["analysed"] += 1
         image = full_image(image)
+        if image is not None and not self._window.readings:
+            self._window.focus = self._focus(small, image.shape)
+            if self._reads_part() and wait < self.settings.reading_gap * (
+                    self.settings.min_readings - self.settings.region_readings):
+                # fewer readings of the part around the change are made, the last of them when
+                # the last of the fewest readings of a whole picture would be: as still as long
+                # (a recording that ends first has it read then, see `finish`)
+                self._pending = (frame_index, image, small)
+                return []
+        return self._take_reading(frame_index, image, small)
+
+    def _take_reading(self, frame_index: int, image: np.ndarray | None, small: np.ndarray
+                      ) -> list[TrackEvent]:
+        """Read a still frame into the window; settle it once it holds enough readings."""
+        self._pending = None
+        self.stats["analysed"] += 1
         try:
             if image is None:
                 raise ValueError("the frame does not decode")
-            if not self._window.readings:
-                self._window.focus = self._focus(small, image.shape)
-            reading = parse_reading(self.analyze(image))
+            reading = self._read(image, self._window.focus)
         except Exception as exc:  # any failure to read a frame is that frame's, not the game's
             self.stats["unreadable"] += 1
             self.last_error = f"frame {frame_index}: {exc}"
@@ -168,9 +187,46 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._window.frames.append(frame_index)
         self._window.readings.append(reading)
         self._window.image, self._window.small = image, small
-        if len(self._window.readings) < self.settings.readings and not self._agreed():
+        if self._window.partial:
+            if len(self._window.readings) < self.settings.region_readings:
+                return []
+        elif len(self._window.readings) < self.settings.readings and not self._agreed():
             return []
         return self._settle()
+
+    def _reads_part(self) -> bool:
+        """The next reading is of the part around the change only (see `_read`)."""
+        return self._window.focus is not None and self.read_region is not None
+
+    def _read(self, image: np.ndarray, focus: Box) -> Reading:
+        """The analyser's reading of a picture: with a region reader and the change known
+        (`_focus`), of the part around the change only -- the cards outside it are the settled
+        table's, which the pixels say did not change -- else of the whole picture."""
+        if not self._reads_part():
+            return parse_reading(self.analyze(image))
+        self.stats["region_reads"] += 1
+        self._window.partial = True
+        part = grown(focus, self._longest_card(), image.shape)
+        return only_in(parse_reading(self.read_region(image, part)), focus)
+
+    def _in_place(self, reading: Reading, window: _Window) -> Reading:
+        """A reading of the part around a change, with the settled cards outside that part
+        seen where they lay (ids below 0, linked as they were): they did not move, as their
+        pixels say.  So no card read in the part is taken for one of them (a copy of it laid
+        now), and they hold their snakes where they are (a snake's cards in the part, one of
+        them missed, are not pushed onto a look-alike just laid)."""
+        if not window.partial:
+            return reading
+        x0, y0, x1, y1 = window.focus
+        ids, cards = {}, list(reading.cards)
+        for t in (t for chain in self.chains for t in chain):
+            track = self.tracks[t]
+            if not (x0 <= track.centre[0] < x1 and y0 <= track.centre[1] < y1):
+                ids[t] = -1 - len(ids)
+                cards.append(SeenCard(ids[t], Card.parse(self.codes.get(t) or track.identity), (),
+                                      tuple(map(tuple, track.corners)), 0.0))
+        chains = [tuple(ids[t] for t in run) for run in _runs_of(self.chains, set(ids))]
+        return Reading(tuple(cards), reading.chains + tuple(chains), reading.foreign)
 
     def _agreed(self) -> bool:
         """The last readings say the same thing (cards and chains) where the picture changed:
@@ -193,7 +249,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
     def finish(self) -> list[TrackEvent]:
         """The draw pile is empty: the referee closes the game (late collections, winners)."""
-        events = self._settle() if self._window.readings else []
+        events = []
+        if self._pending is not None and not self._window.readings:
+            events += self._take_reading(*self._pending)
+        events += self._settle() if self._window.readings else []
         for move in self.referee.finish():
             events.append(self._move_event(move, [], []))
         return events
@@ -235,8 +294,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # of something: the card is as good as not seen
             reading = without_cards(reading, {c.index for c in reading.cards
                                               if not self.deck.count(self.deck.identity(c.card))})
-            pairs = match_sightings(list(self.tracks.values()), reading, self.deck, self.chains,
-                                    attached)
+            pairs = match_sightings(list(self.tracks.values()), self._in_place(reading, window),
+                                    self.deck, self.chains, attached)
+            pairs = {i: t for i, t in pairs.items() if i >= 0}
             for seen in reading.cards:
                 track = self.tracks[pairs[seen.index]] if seen.index in pairs \
                     else self._new_track(seen, frame)
@@ -505,15 +565,21 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         card's length, when that table is known well enough to stand for the rest of the
         picture: no change waits, no card awaits confirmation of its going, the camera did not
         drop out.  None: the whole picture counts.  (Changes since the last judged picture, not
-        the last settled one: a card the reader missed when laid is looked for again.)"""
+        the last settled one: a card the reader missed when laid is looked for again.)
+        (Measured: a box also grown around the cards waiting or awaiting confirmation, read
+        instead of the whole picture, made a phantom move with a fallible reader.)"""
         judged = self._pictures.judged
         if not self.chains or self.desync or self._waiting or self._gone_since or self.source_gap \
                 or self._force or self._deferred or judged is None or self._settled_image is None \
                 or self._settled_image.shape != shape:
             return None
-        longest = max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
-                      for chain in self.chains for t in chain)
-        return changed_box(self.gate, small, judged, shape, self.settings.region_reach * longest)
+        return changed_box(self.gate, small, judged, shape,
+                           self.settings.region_reach * self._longest_card())
+
+    def _longest_card(self) -> float:
+        """The longest side of a settled card's outline, in pixels."""
+        return max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
+                   for chain in self.chains for t in chain)
 
     def _beside(self, a: int, b: int) -> bool:
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
@@ -603,6 +669,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
+
+
+def _runs_of(chains: list[list[int]], cards: set) -> list[list[int]]:
+    """The chains cut to these cards: each run of them in a chain is a chain."""
+    runs = []
+    for chain in chains:
+        run: list[int] = []
+        for t in chain + [None]:
+            if t in cards:
+                run.append(t)
+            elif run:
+                runs.append(run)
+                run = []
+    return runs
 
 
 def _renamed(items: set, renamed: dict[int, int]) -> set:
