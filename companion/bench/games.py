@@ -14,9 +14,8 @@ gating, analysis, settling, referee.  Reported per game and overall:
 - frames per second over the 1280x720 video, decoding included, on one core
   (process CPU time, single-threaded OpenCV).
 
-As `track` does, the tracker reads only the part of a picture around a change
-when it can (`companion.track.regions`); COMPANION_BENCH_WHOLE_PICTURES=1 has
-every picture read whole, to weigh what that costs in accuracy.
+With `--regions`, as `track --regions` does, the tracker reads only the part of
+a picture around a change when it can (`companion.track.regions`).
 
 `--oracle` replaces the analyser by the renderer's own truth of each settled
 frame: it measures the tracker's logic (gating, settling, identity) apart
@@ -222,7 +221,7 @@ def judge_game(truth: dict, account: dict, deck) -> dict:
 
 def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = None,
               profile: str | None = None, max_frames: int | None = None, noise: float = 0.0,
-              miss: float | None = None, log=sys.stderr) -> dict:
+              miss: float | None = None, regions: bool = False, log=sys.stderr) -> dict:
     import cv2
     from companion.game.deck import load_deck
     from companion.synth.game import render_game
@@ -257,9 +256,7 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             o = OracleAnalyzer(_settled_truth(truth), noise, game_seed, miss,
                                _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
-            # COMPANION_BENCH_WHOLE_PICTURES=1: every reading of the whole picture, to weigh
-            # what reading only the part around a change costs in accuracy
-            read_region = None if os.environ.get("COMPANION_BENCH_WHOLE_PICTURES") else \
+            read_region = None if not regions else \
                 o.analyze_region if o is not None else crop_reader(analyzer.analyze)
             account, seconds, frames = follow_video(
                 video, players, o or analyzer.analyze, o, deck, finished, read_region)
@@ -280,6 +277,7 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
     seconds = sum(r["frames"] / r["fps"] for r in games if r["fps"])
     return {
         "games": len(games),
+        "regions": regions,
         "analyser": (f"oracle (renderer truth, {noise:.0%} misread, "
                      f"{(noise / 2 if miss is None else miss):.0%} missed)" if oracle else "vision"),
         "scores_exact": round(sum(r["scores_right"] for r in games) / max(1, len(games)), 4),
@@ -317,7 +315,7 @@ def main(args) -> int:
                                or os.environ.get("COMPANION_BENCH_ORACLE_NOISE"))
     report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False) or bool(noise or miss),
                        keep=os.environ.get("COMPANION_BENCH_KEEP"), profile=getattr(args, "profile", None),
-                       noise=noise, miss=miss)
+                       noise=noise, miss=miss, regions=getattr(args, "regions", False))
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:

@@ -106,10 +106,9 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     saved = load_state(state_path) if args.resume else None
     # a source that cannot be named fails before models are loaded
     settings = TrackerSettings.for_fps(guess_fps(open_source(args.source)))
-    read_region = None
-    if analyze is None:   # the real analyser reads only the part around a change (`regions`)
-        analyze = make_analyzer(args.profile)
-        read_region = crop_reader(analyze)
+    analyze = analyze or make_analyzer(args.profile)
+    # --regions: only the part of a picture around a change is read (`regions`), when it can be
+    read_region = crop_reader(analyze) if getattr(args, "regions", False) else None
     tracker = Tracker(analyze, players, settings=settings, read_region=read_region)
     start = 0
     if saved is not None:

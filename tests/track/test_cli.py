@@ -98,3 +98,25 @@ def test_dashboard_feed_gives_settled_tables_and_annotated_pictures(game_dir):
         __import__("numpy").frombuffer(pictures[-1], "uint8"), cv2.IMREAD_COLOR) is not None
     indices = [e.index for e in events]
     assert indices == sorted(indices)
+
+
+class _Sizes:
+    """The stamped analyser, noting the size of every picture it is given."""
+
+    def __init__(self):
+        self.inner = StampedAnalyzer(GAME)
+        self.shapes = []
+
+    def __call__(self, image):
+        self.shapes.append(image.shape[:2])
+        return self.inner(image)
+
+
+@pytest.mark.parametrize("regions", [False, True])
+def test_only_regions_reads_parts_of_pictures(game_dir, tmp_path, regions):
+    seen = _Sizes()
+    argv = [str(game_dir), "--players", ",".join(PLAYERS), "--json", "--state", str(tmp_path / "s.json")]
+    code, out = track(argv + (["--regions"] if regions else []), analyzer=seen)
+    full = cv2.imread(str(next(game_dir.iterdir()))).shape[:2]
+    assert code == 0 and summary(json.loads(out)["moves"]) == summary(expected(GAME)["moves"])
+    assert any(shape != full for shape in seen.shapes) == regions
