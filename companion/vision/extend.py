@@ -33,7 +33,7 @@ OVERLAP = 0.2        # a guess overlapping a card already read this much is that
 GUESSABLE = ("middle", "head", "rainbow_head")
 _KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
          "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
-SAME_AS_TABLE = 10.0  # Lab units: what lies beyond an end this close to what lies beside the card is table
+SAME_AS_TABLE = 10.0  # 8-bit Lab units: beyond an end, this close to what lies beside the card is table
 MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
 
 
@@ -75,7 +75,7 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
     outline the finder fitted to a part of a card (the paper above its body,
     say) is read `unknown`, while its neighbour says where the whole card lies.
     """
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     h, w = gray.shape
     known = list(readings)
     tried: set[tuple[int, int]] = set()
@@ -142,11 +142,11 @@ def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
         patch = image[y - r:y + r + 1, x - r:x + r + 1]
         return cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32).mean(axis=0)
 
-    beyond = off(edge)
-    if beyond is None:
+    ahead = off(edge)
+    if ahead is None:
         return False
     beside = [p for p in (off((edge + 1) % 4), off((edge + 3) % 4)) if p is not None]
-    return any(float(np.linalg.norm(beyond - p)) < SAME_AS_TABLE for p in beside)
+    return any(float(np.linalg.norm(ahead - p)) < SAME_AS_TABLE for p in beside)
 
 
 def _overlap(outline: CardOutline, reading: CardReading) -> bool:
