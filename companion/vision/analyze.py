@@ -27,12 +27,14 @@ class Analyzer:
         # what a calibration learned about this deck (its colours, its pairs, its kinds); None without one
         self.adapter = ProfileAdapter.from_profile(self.profile)
         # the deck the table's cards come from: the calibrated one's composition, if it recorded one
-        self.deck = self.adapter.deck if self.adapter is not None and self.adapter.deck is not None else load_deck()
+        calibrated = self.adapter.deck if self.adapter is not None else None
+        self.deck = calibrated if calibrated is not None else load_deck()
 
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
-        readings = extend_snakes(image, self._recognise(image, find_cards(image, self.profile)), self._recognise,
-                                 self.deck)
+        readings = self._recognise(image, find_cards(image, self.profile))
+        # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
+        readings = extend_snakes(image, readings, self._recognise, self.deck)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
