@@ -225,7 +225,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 ids[t] = -1 - len(ids)
                 cards.append(SeenCard(ids[t], Card.parse(self.codes.get(t) or track.identity), (),
                                       tuple(map(tuple, track.corners)), 0.0))
-        chains = [tuple(ids[t] for t in run) for run in _runs_of(self.chains, set(ids))]
+        chains = [tuple(ids[t] for t in run) for run in cut_out(self.chains, self.chains, set(ids))[0]]
         return Reading(tuple(cards), reading.chains + tuple(chains), reading.foreign)
 
     def _agreed(self) -> bool:
@@ -669,20 +669,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
-
-
-def _runs_of(chains: list[list[int]], cards: set) -> list[list[int]]:
-    """The chains cut to these cards: each run of them in a chain is a chain."""
-    runs = []
-    for chain in chains:
-        run: list[int] = []
-        for t in chain + [None]:
-            if t in cards:
-                run.append(t)
-            elif run:
-                runs.append(run)
-                run = []
-    return runs
 
 
 def _renamed(items: set, renamed: dict[int, int]) -> set:
