@@ -15,7 +15,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from .maps import candidate_masks, rare_colour_masks
+from .maps import CardMap, candidate_masks, local_contrast_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
@@ -29,6 +29,8 @@ MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
 BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon only when it fits this well
+ROUNDED_BOXED_SCORE = 0.6  # ... or this well, in a blurred map, whose regions' corners are all rounded
+ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below any sharp map's
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
@@ -94,11 +96,13 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
     # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
     # a closed map's
-    masks = [(m.mask, m.closed, lab, m.step, False) for m in maps[:-1]]
-    masks.append((maps[-1].mask, True, edges, 0.0, False))
+    masks: list[tuple[CardMap, np.ndarray]] = [(m, lab) for m in maps[:-1]]
+    masks.append((maps[-1]._replace(closed=True, step=0.0), edges))
     rarity, rare = rare_colour_masks(lab)
-    masks += [(m.mask, m.closed, rarity[..., None], m.step, m.whole_only) for m in rare]
-    for mask, closed, contrast_in, step, whole_only in masks:
+    masks += [(m, rarity[..., None]) for m in rare]
+    local, near_maps = local_contrast_masks(lab)
+    masks += [(m, local[..., None]) for m in near_maps]
+    for (mask, closed, step, whole_only, rounded), contrast_in in masks:
         from_edges = contrast_in is edges
         to_cut = [] if whole_only else blobs
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -109,6 +113,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             if area < min_area or area > max_area:
                 continue
             x, y, w, h = cv2.boundingRect(c)
+            if rounded and (min(x, y) <= 1 or x + w >= small.shape[1] - 1 or y + h >= small.shape[0] - 1):
+                continue  # cut by the frame, a blurred region's rectangle is anything (a lit wall's corner)
             # the same region seen in another map of the same kind (the rarity map's
             # outline of a region can fit where a colour distance's did not)
             key = (x // 4, y // 4, w // 4, h // 4, contrast_in is lab)
@@ -131,12 +137,12 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 # hull's polygon: the region's least rectangle, its sides refitted, is the other guess
                 boxed = squared(c, cv2.boxPoints(rect).astype(np.float64))
                 boxed_score = quad_shape_score(boxed, c, area, aspect_lo, aspect_hi, hull_area)
-                if boxed_score >= BOXED_SCORE:
+                if boxed_score >= (ROUNDED_BOXED_SCORE if rounded else BOXED_SCORE):
                     quad, score = boxed, boxed_score
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
-                    singles.append((quad, score, whole_only))
-                    if score >= SETTLED_SCORE:
+                    singles.append((quad, score * ROUNDED_TRUST if rounded else score, whole_only))
+                    if score >= SETTLED_SCORE and not rounded:
                         settled.append((x, y, w, h))
                     if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
                         to_cut.append(blob)

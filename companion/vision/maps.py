@@ -22,6 +22,8 @@ RARITY_BINS = 32      # per Lab axis: 8 units wide, finer than cream from white
 TABLE_SHARE = 0.8     # about how much of a picture is table
 RARE = 230            # P(table | colour) under a tenth: the border is only a sample of the table
 HALF_RARE = 200       # under a fifth: on a cloth whose light squares are of the paper's colour
+LOCAL_WINDOW = 0.4    # of the picture's short side: the table around a card, far wider than the card
+LOCAL_LEVEL = 2.5     # times the table's own median distance from itself: the paper of a dim card
 
 
 class CardMap(NamedTuple):
@@ -31,6 +33,7 @@ class CardMap(NamedTuple):
     closed: bool                # closed to bridge a body's outline (else opened: notches kept)
     step: float = CLEAR_STEP    # the colour step a card of this map shows across its outline
     whole_only: bool = False    # its regions are cards only whole: never cut apart, never teaching the size
+    rounded: bool = False       # blurred: its cards' corners are rounded, their least rectangles fit them
 
 
 def _closing_size(shape: tuple[int, ...]) -> int:
@@ -103,6 +106,39 @@ def rare_maps(rarity: np.ndarray) -> list[CardMap]:
         out += [CardMap(m, False, whole_only=whole),
                 CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, whole_only=whole)]
     return out
+
+
+def local_contrast_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
+    """The distance of each pixel from the table around it, and the open and closed maps of it.
+
+    In dim light the camera's noise is as strong as the step from cream
+    paper to a grey cloth, and a vignette darkens the table's corners by
+    more: no distance from the table's colours holds the paper, only its
+    ink.  Blurred, the noise falls below the step, and measured from the
+    table around it (a median over a window far wider than a card), the
+    paper stands out wherever it lies.  The blur rounds the cards' corners,
+    so these maps' regions are fitted by their least rectangles; and since
+    the fit is poor, they are cards only whole (`whole_only`).
+    """
+    h, w = lab.shape[:2]
+    f = max(1, min(h, w) // 60)
+    coarse = cv2.resize(lab, (w // f, h // f), interpolation=cv2.INTER_AREA)
+    window = int(LOCAL_WINDOW * min(coarse.shape[:2])) | 1
+    table = cv2.merge([cv2.medianBlur(np.ascontiguousarray(coarse[..., i]), window) for i in range(3)])
+    table = cv2.resize(table, (w, h), interpolation=cv2.INTER_LINEAR)
+    blurred = cv2.GaussianBlur(lab, (0, 0), 2.0)
+    dist = cv2.addWeighted(cv2.absdiff(blurred[..., 0], table[..., 0]), 0.6,
+                           cv2.absdiff(blurred[..., 1], table[..., 1]), 1.0, 0)
+    dist = cv2.add(dist, cv2.absdiff(blurred[..., 2], table[..., 2]))
+    level = LOCAL_LEVEL * max(1.0, float(np.percentile(_ring(dist[..., None]), 50)))
+    k = _closing_size(lab.shape)
+    closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    m = cv2.morphologyEx(cv2.threshold(dist, level, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN,
+                         np.ones((3, 3), np.uint8))
+    # inside, the paper lies above the level; outside, the table about a level and a half below
+    step = 0.5 * level
+    return dist, [CardMap(m, False, step, whole_only=True, rounded=True),
+                  CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, step, whole_only=True, rounded=True)]
 
 
 def evenly_lit(L: np.ndarray) -> np.ndarray:

@@ -348,3 +348,20 @@ def test_paper_only_half_rare_on_its_cloth_is_held_by_maps_of_whole_cards():
     holding_half = [m for m in maps if m.mask[half].mean() > 250]
     assert holding_half and all(m.whole_only for m in holding_half)
     assert any(not m.whole_only and m.mask[rare].mean() > 250 for m in maps)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_dim_paper_in_a_vignetted_noisy_picture_stands_out_from_the_table_around_it(seed):
+    # a lamp pool lights the middle of a grey cloth; in the darker corners lie cards whose
+    # paper is lighter than the cloth beside them but darker than the pool, under noise as
+    # strong as that step: no distance from the cloth's colours holds their paper
+    h, w = 480, 640
+    y, x = np.mgrid[:h, :w]
+    grey = 112 - 50 * np.clip(np.hypot(x - 330, y - 250) / 330.0, 0, 1) ** 1.5
+    img = np.repeat(grey[..., None], 3, axis=2).astype(np.uint8)
+    cards = [_card_corners((140, 130), (62, 96), 25 + 10 * seed), _card_corners((520, 360), (62, 96), -30)]
+    for c in cards:
+        _draw_card(img, c, body=(40, 40, 170), paper=(86, 95, 99))
+    found = find_cards(_noisy(cv2.GaussianBlur(img, (0, 0), 1.0), seed, sigma=8.0))
+    assert all(_found(found, c) > 0.85 for c in cards), [round(_found(found, c), 2) for c in cards]
+    assert len(found) == len(cards)
