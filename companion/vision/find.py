@@ -21,7 +21,7 @@ from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
 from .sizes import CardSizes
-from .split import SPLIT_BUDGET, SeamGradient, peel_strip, split_blob, split_evenly
+from .split import SPLIT_BUDGET, SeamGradient, card_on_side, peel_strip, split_blob, split_evenly
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
@@ -34,6 +34,9 @@ ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
+ONE_CARD = 0.6            # card areas: a region of less is a piece of a card
+TWO_CARDS = 1.2           # ... of less, at most one card (cards overlapping, or a card and some table)
+FAN_CARDS = 1.6           # ... of less, perhaps a fan of cards overlapping
 ALONE_CONTRAST = 0.45      # share of its outline showing a card's step: a card between two neighbours in a
                            # row shows the table along its two long sides only (a half, less some noise)
 
@@ -156,19 +159,22 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
     blobs.sort(key=lambda b: -b.fill)
+    cards_in: dict[int, float] = {}
     if sizes:
-        # with the cards' size known, a region too small to hold two is a piece of one card,
+        # with the cards' size known, a region too small to hold two is at most one card,
         # and rows of many cards go first: each cut there parts more cards
         cards_in = {id(b): b.area / _card_area(sizes, b.contour) for b in blobs}
-        blobs = [b for b in blobs if cards_in[id(b)] >= 1.2]
+        blobs = [b for b in blobs if cards_in[id(b)] >= ONE_CARD]
         blobs.sort(key=lambda b: -min(cards_in[id(b)], 12.0))
         # seams between touching cards of that size are looked for in the lightness
         gradient = SeamGradient(lab[..., 0])
     pieces = []
+    last_resort = []   # cards grown from a side of a region: only where nothing else was found
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
-    for c, closed, contrast_in, step, _, _ in blobs:
+    for blob in blobs:
+        c, closed, contrast_in, step = blob.contour, blob.closed, blob.contrast_in, blob.step
         box = cv2.boundingRect(c)
         if any(cl == closed and seen_in is contrast_in and _box_iou(box, b) > 0.85
                for cl, seen_in, b in blob_boxes):
@@ -180,6 +186,12 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             continue  # the blob is that card, or a part of it (paper beside the body)
         if sizes and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * _card_area(sizes, c)):
             continue  # every card in it was found alone: cutting it would only find them again
+        if cards_in.get(id(blob), FAN_CARDS) < FAN_CARDS:
+            # perhaps a fan of cards overlapping, which no cut parts, or a card with something
+            # beside it: the top card, a side of it along the outline, where nothing else is found
+            last_resort.extend(card_on_side(c, *_card_size(sizes, c), edges, MAX_APPARENT_ASPECT))
+            if cards_in[id(blob)] < TWO_CARDS:
+                continue  # too small to hold two cards: nothing to cut
         # one card found alone may itself be two: its size bounds pieces only when others agree
         bound = sizes.at((x + w / 2, y + h / 2)) if len(alone) >= 2 else (0.0, 0.0)
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
@@ -201,7 +213,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         split_regions = [q for q, _ in pieces]
         kept = [(q, s) for q, s in kept if apparent_aspect(q) <= 1.75
                 or not any(_contains(q, p) for p in split_regions)]
-    return suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
+    found = suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
+    return found + [(q, s) for q, s in suppress(last_resort)
+                    if not any(polygon_iou(q, f) > 0.2 or _contains(f, q) or _contains(q, f) for f, _ in found)]
 
 
 def size_prior(cands: list[tuple[np.ndarray, float]],
@@ -282,10 +296,15 @@ def _strip_width(contour: np.ndarray) -> float:
     return 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
 
 
-def _card_area(sizes: CardSizes, contour: np.ndarray) -> float:
-    """The area a card has where the region lies (at the centre of its bounding box)."""
+def _card_size(sizes: CardSizes, contour: np.ndarray) -> tuple[float, float]:
+    """(short, long) of a card where the region lies (at the centre of its bounding box)."""
     x, y, w, h = cv2.boundingRect(contour)
-    short, long_ = sizes.at((x + w / 2, y + h / 2))
+    return sizes.at((x + w / 2, y + h / 2))
+
+
+def _card_area(sizes: CardSizes, contour: np.ndarray) -> float:
+    """The area a card has where the region lies."""
+    short, long_ = _card_size(sizes, contour)
     return short * long_
 
 

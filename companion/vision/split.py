@@ -3,7 +3,8 @@
 The cut runs between notches of the outline (two rounded corners meeting, the
 wedge of an angled joint); a straight strip without notches is cut into equal
 card lengths; a strip of known card size is peeled card by card along its
-seams.
+seams.  Overlapping cards (a fan) are not cut: their top card is grown from
+a side of the region (`card_on_side`).
 """
 from __future__ import annotations
 
@@ -275,3 +276,102 @@ class SeamGradient:
             self.gx[y0:y1, x0:x1] = dx[inner]
             self.gy[y0:y1, x0:x1] = dy[inner]
         return self.gx, self.gy
+
+
+
+SIDE_FILL = 0.95           # the least share of a card hung on a side of a region that the region fills
+SIDE_RIM = 0.8             # ... and of its other three sides that lies on edges
+SIDE_TRUST = 0.5           # its score at best: a guess's, as an even split's
+
+
+def card_on_side(contour: np.ndarray, short: float, long_: float, edges: np.ndarray,
+                 max_aspect: float) -> list[tuple[np.ndarray, float]]:
+    """The card one of whose sides is a straight stretch of the region's outline.
+
+    A fan of face-down cards is one region, and no cut parts it: the cards
+    overlap.  But the top card lies whole, one of its sides along the
+    outline, its other sides fine lines across the cards beneath.
+    Perspective changes a card's apparent proportions with its turn, so from
+    each straight stretch of the outline the card is grown inward to the
+    depth at which its far side and its two flanks lie on edges (`edges`,
+    the picture's Canny edges); the size found elsewhere only bounds its
+    area.  The best-supported card (the largest of equals) that the region
+    fills is kept.
+    """
+    x, y, w, h = cv2.boundingRect(contour)
+    local = (contour.reshape(-1, 2) - (x, y)).astype(np.int32)
+    poly = cv2.approxPolyDP(local, 0.04 * short, True).reshape(-1, 2).astype(np.float64)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [local], -1, 255, -1)
+    near_edge = cv2.dilate(edges[y:y + h, x:x + w], np.ones((3, 3), np.uint8))
+    pace = max(1.0, short / 32)                     # pixels between samples (a card is 32 samples deep)
+    depth = np.arange(0.6 * short, 1.4 * long_, pace)
+    steps = np.arange(0.0, depth[-1] + pace, pace)
+    at = np.minimum(np.round(depth / pace).astype(int), len(steps) - 1)
+    along = np.linspace(0.1, 0.9, 16)
+    best, best_key = [], (0.0, 0.0)
+    for i in range(len(poly)):
+        p, q = poly[i], poly[(i + 1) % len(poly)]
+        length = float(np.hypot(*(q - p)))
+        if not 0.4 * short <= length <= 1.3 * long_:
+            continue
+        u = (q - p) / length
+        n = np.array([-u[1], u[0]])
+        mid = (p + q) / 2
+        if cv2.pointPolygonTest(local, (float(mid[0] + 3 * n[0]), float(mid[1] + 3 * n[1])), False) < 0:
+            n = -n
+        # where the cards beneath poke out past a corner, the stretch stops short of it: the
+        # side may go on along the same line, across them, to a flank further out
+        for s0, s1 in _spans(near_edge, p, u, n, length, short, long_, pace):
+            span = s1 - s0
+            if not 0.6 * short <= span <= 1.3 * long_:
+                continue
+            c0, c1 = p + s0 * u, p + s1 * u
+            far = c0 + along[None, :, None] * (c1 - c0) + depth[:, None, None] * n
+            far_on = _on_edges(near_edge, far.reshape(-1, 2)).reshape(len(depth), -1).mean(axis=1)
+            # each flank's share on edges from the side down to every depth
+            flanks = [np.cumsum(_on_edges(near_edge, c + steps[:, None] * n))[at] / (at + 1) for c in (c0, c1)]
+            support = np.minimum(far_on, 0.5 * (flanks[0] + flanks[1]))
+            area = span * depth
+            ok = (support >= SIDE_RIM) & (area > 0.6 * short * long_) & (area < 1.5 * short * long_) & \
+                (np.maximum(span, depth) <= max_aspect * np.minimum(span, depth))
+            for t in np.flatnonzero(ok)[np.argsort(-support[ok])][:3]:
+                quad = np.array([c0, c1, c1 + n * depth[t], c0 + n * depth[t]])
+                inside = np.zeros_like(mask)
+                cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
+                fill = cv2.countNonZero(cv2.bitwise_and(inside, mask)) / max(1, cv2.countNonZero(inside))
+                key = (round(float(support[t]), 1), float(area[t]))
+                if fill >= SIDE_FILL and key > best_key:
+                    best, best_key = [(quad + (x, y), SIDE_TRUST * fill * float(support[t]))], key
+    return best
+
+
+def _spans(edges: np.ndarray, p: np.ndarray, u: np.ndarray, n: np.ndarray, length: float,
+           short: float, long_: float, pace: float) -> list[tuple[float, float]]:
+    """Where a card's side along the stretch p + s u (0 <= s <= length) may start and end.
+
+    At the stretch's own ends, or, past either, where a flank runs inward on
+    edges for the least depth of a card and the side itself lies on edges
+    up to it.
+    """
+    starts, ends = [0.0], [length]
+    deep = np.arange(2.0, 0.6 * short, pace)
+    for sign, out in ((-1.0, starts), (1.0, ends)):
+        past = np.arange(1.0, 0.5 * long_, pace)
+        origin = p if sign < 0 else p + length * u
+        where = origin + sign * past[:, None] * u
+        side = np.cumsum(_on_edges(edges, where)) / np.arange(1, len(past) + 1)
+        flank = _on_edges(edges, (where[:, None, :] + deep[None, :, None] * n).reshape(-1, 2))
+        flank = flank.reshape(len(past), len(deep)).mean(axis=1)
+        good = np.flatnonzero((side >= SIDE_RIM) & (flank >= SIDE_RIM))
+        if len(good):
+            k = good[np.argmax(flank[good])]
+            out.append(float(-past[k] if sign < 0 else length + past[k]))
+    return [(a, b) for a in starts for b in ends]
+
+
+def _on_edges(edges: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """1.0 where a point (x, y) falls on an edge pixel, else 0.0."""
+    xs = np.clip(np.round(pts[:, 0]).astype(int), 0, edges.shape[1] - 1)
+    ys = np.clip(np.round(pts[:, 1]).astype(int), 0, edges.shape[0] - 1)
+    return (edges[ys, xs] > 0).astype(np.float64)
