@@ -282,6 +282,7 @@ class SeamGradient:
 SIDE_FILL = 0.95           # the least share of a card hung on a side of a region that the region fills
 SIDE_RIM = 0.8             # ... and of its other three sides that lies on edges
 SIDE_TRUST = 0.5           # its score at best: a guess's, as an even split's
+SIDE_CORNERS = 16          # a fan's outline simplifies to a few corners; a ragged region's (a cloth, a hand) to more
 
 
 def card_on_side(contour: np.ndarray, short: float, long_: float, edges: np.ndarray,
@@ -301,6 +302,8 @@ def card_on_side(contour: np.ndarray, short: float, long_: float, edges: np.ndar
     x, y, w, h = cv2.boundingRect(contour)
     local = (contour.reshape(-1, 2) - (x, y)).astype(np.int32)
     poly = cv2.approxPolyDP(local, 0.04 * short, True).reshape(-1, 2).astype(np.float64)
+    if len(poly) > SIDE_CORNERS:
+        return []
     mask = np.zeros((h, w), np.uint8)
     cv2.drawContours(mask, [local], -1, 255, -1)
     near_edge = cv2.dilate(edges[y:y + h, x:x + w], np.ones((3, 3), np.uint8))
