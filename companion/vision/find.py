@@ -186,7 +186,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             continue  # the blob is that card, or a part of it (paper beside the body)
         if sizes and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * _card_area(sizes, c)):
             continue  # every card in it was found alone: cutting it would only find them again
-        if cards_in.get(id(blob), FAN_CARDS) < FAN_CARDS:
+        if sizes and cards_in[id(blob)] < FAN_CARDS:
             # perhaps a fan of cards overlapping, which no cut parts, or a card with something
             # beside it: the top card, a side of it along the outline, where nothing else is found
             last_resort.extend(card_on_side(c, *_card_size(sizes, c), edges, MAX_APPARENT_ASPECT))

@@ -278,7 +278,6 @@ class SeamGradient:
         return self.gx, self.gy
 
 
-
 SIDE_FILL = 0.95           # the least share of a card hung on a side of a region that the region fills
 SIDE_RIM = 0.8             # ... and of its other three sides that lies on edges
 SIDE_TRUST = 0.5           # its score at best: a guess's, as an even split's
