@@ -460,6 +460,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             self._picture(window)
             return self._leave_desync(frame) + self._corrections(frame)
         late, self._late = self._late, {}
+        earlier: list[TrackEvent] = []   # re-judged already: followers hear of it whatever follows
         try:
             earlier = self._observe_removal(late, taken) if late else []
             steps = self._steps(chains, table, added, taken, gone - hidden, forced, late_found)
@@ -469,7 +470,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             judged = [self.referee.observe(step.table, frame if step.frame is None else step.frame)
                       for step in steps]
         except Exception as exc:  # the referee cannot make sense of it: say so, don't guess
-            return self._enter_desync(f"table not explainable ({exc})", frame, window)
+            return earlier + self._enter_desync(f"table not explainable ({exc})", frame, window)
 
         events = self._leave_desync(frame) + earlier
         before_outlines = dict(self._settled_outlines)

@@ -869,6 +869,26 @@ def test_cards_whose_going_is_confirmed_late_are_cut_out_of_the_tables_told_befo
     assert kinds.index("correction") < len(kinds) - 1 - kinds[::-1].index("table")
 
 
+def test_a_going_confirmed_late_is_told_even_when_the_table_confirming_it_is_not_explainable(monkeypatch):
+    # the late going re-judges the tables before; that the table which confirmed it cannot
+    # be explained (a desync) must not keep the re-judgement from followers
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in TAKEN_WITH_A_CARD[:2]])
+
+    def unexplainable(*args, **kwargs):
+        raise ValueError("no move explains it")
+    monkeypatch.setattr(tracker, "_steps", unexplainable)
+    p.play([analysis(TAKEN_WITH_A_CARD[2])])
+    assert tracker.desync
+    (told,) = _told_removals(p)
+    assert told["gone"] == ["H-red"] and told["cut"] == [1]
+    assert tracker.history[1]["table"] == [["M-blue-green", "M-green-yellow"]]
+    kinds = [e.kind for e in p.events]
+    assert kinds.index("correction") < kinds.index("desync")
+
+
 def test_a_table_put_in_for_cards_that_went_earlier_is_told_with_the_tables_after_it():
     analyzer = FakeAnalyzer()
     tracker = Tracker(analyzer, PLAYERS, settings=SLOW_TO_TAKE)
