@@ -320,6 +320,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, window, waited)
+        if any(len(c) > 1 and all(t in self._gone_count for t in c) for c in self.chains):
+            # a snake gone at once counts as taken only at the next settled table; the gate
+            # must not call that table unchanged, or a table left still never confirms it
+            self._reference = None
         placed = {t for chain in self.chains for t in chain}
         for t in list(self.tracks):
             if (t not in known or t in waited) and t not in placed | set(self._waiting) \

@@ -889,6 +889,15 @@ def test_a_going_confirmed_late_is_told_even_when_the_table_confirming_it_is_not
     assert kinds.index("correction") < kinds.index("desync")
 
 
+def test_a_snake_taken_in_the_last_move_is_judged_though_nothing_moves_after_it():
+    # a snake gone at once awaits a second settled table to count as taken; the table
+    # stays still to the end, so that settle must come from reading it again
+    tables = [[["M-blue-green"], ["T-red", "M-red-yellow"]], [["M-blue-green"]]]
+    tracker, p = run(tables, still=40)
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+    assert [len(chain) for chain in tracker.history[-1]["table"]] == [1]    # M-blue-green alone
+
+
 def test_a_table_put_in_for_cards_that_went_earlier_is_told_with_the_tables_after_it():
     analyzer = FakeAnalyzer()
     tracker = Tracker(analyzer, PLAYERS, settings=SLOW_TO_TAKE)
