@@ -193,7 +193,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             if cards_in[id(blob)] < TWO_CARDS:
                 continue  # too small to hold two cards: nothing to cut
         # one card found alone may itself be two: its size bounds pieces only when others agree
-        bound = sizes.at((x + w / 2, y + h / 2)) if len(alone) >= 2 else (0.0, 0.0)
+        bound = _card_size(sizes, c) if len(alone) >= 2 else (0.0, 0.0)
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
         if not got and closed and aspect:
             got = split_evenly(c, aspect)
