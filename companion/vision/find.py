@@ -34,6 +34,7 @@ ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
+SOLID = 0.95              # share of its hull a region fills: one convex shape
 ONE_CARD = 0.6            # card areas: a region of less is a piece of a card
 TWO_CARDS = 1.2           # ... of less, at most one card (cards overlapping, or a card and some table)
 FAN_CARDS = 1.6           # ... of less, perhaps a fan of cards overlapping
@@ -129,7 +130,10 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             rect = cv2.minAreaRect(c)
             (_, _), (rw, rh), _ = rect
             blob = Blob(c, closed, contrast_in, step, area, area / max(1.0, rw * rh))
-            if hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh:  # not one convex card: many or none
+            # not one convex card (many or none); a card seen at a slant is a parallelogram
+            # that its least rectangle fits loosely, but it is still solid
+            loose = hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh
+            if loose and area < SOLID * hull_area:
                 if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
                     to_cut.append(blob)
                 continue
