@@ -1,4 +1,5 @@
 """Finding cards on rendered tables: outlines land on the true corners; nothing else is a card."""
+import cv2
 import numpy as np
 import pytest
 
@@ -125,3 +126,35 @@ def test_a_card_between_two_neighbours_stands_out_enough_to_be_found_alone(seed)
     assert edge_contrast(lab, card, 14.0) >= ALONE_CONTRAST
     lab[60:120, 40:460] = lab[120:180, 40:460]            # paper above it too: one side left
     assert edge_contrast(lab, card, 14.0) < ALONE_CONTRAST
+
+
+def _slanted_card(img, centre, angle, shear, size=(70, 112)):
+    """A card seen steeply from one side: a parallelogram whose sides meet at 90 - shear degrees,
+    cream paper, a dark rim and a coloured body along it; returns its corners."""
+    w, h = size
+    a, s = np.radians(angle), np.tan(np.radians(shear))
+    local = np.array([[-w / 2 - s * h / 2, -h / 2], [w / 2 - s * h / 2, -h / 2],
+                      [w / 2 + s * h / 2, h / 2], [-w / 2 + s * h / 2, h / 2]])
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    corners = local @ turn.T + centre
+    cv2.fillConvexPoly(img, np.round(corners).astype(np.int32), (170, 215, 230), cv2.LINE_AA)
+    cv2.polylines(img, [np.round(corners).astype(np.int32)], True, (60, 80, 90), 2, cv2.LINE_AA)
+    top, bottom = (corners[0] + corners[1]) / 2, (corners[2] + corners[3]) / 2
+    cv2.line(img, tuple(np.round(top + 0.2 * (bottom - top)).astype(int)),
+             tuple(np.round(top + 0.8 * (bottom - top)).astype(int)), (160, 60, 120), 14, cv2.LINE_AA)
+    return corners
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cards_seen_at_a_slant_are_found(seed):
+    """Under a steep view a card is a parallelogram that its least rectangle fits loosely; it is
+    still one solid card (three lone ones here, sheared 25 to 35 degrees)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((480, 640, 3), (30, 50, 80), np.uint8)
+    cards = [_slanted_card(img, np.array([x, 240.0]), rng.uniform(-30, 30), rng.uniform(25, 35) * sign)
+             for x, sign in ((130, 1), (320, -1), (510, 1))]
+    img = np.clip(img + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+    found = find_cards(img)
+    for corners in cards:
+        assert max((polygon_iou(f.corners, corners) for f in found), default=0.0) > 0.85
+    assert len(found) == len(cards)
