@@ -29,6 +29,7 @@ MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
 BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon only when it fits this well
+LOOSE_BOXED_SCORE = 0.7    # ... and this well, where nothing else is found (`last_resort`)
 ROUNDED_BOXED_SCORE = 0.6  # ... or this well, in a blurred map, whose regions' corners are all rounded
 ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below any sharp map's
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
@@ -94,6 +95,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     blobs: list[Blob] = []
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     seen: set[tuple[int, int, int, int, int]] = set()
+    last_resort = []   # cards fitted loosely, or grown from a side: only where nothing else was found
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
     maps, edges = candidate_masks(lab)
     # the last of these maps is made of edges: its regions have a rim by construction,
@@ -146,6 +148,10 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                 boxed_score = quad_shape_score(boxed, c, area, aspect_lo, aspect_hi, hull_area)
                 if boxed_score >= (ROUNDED_BOXED_SCORE if rounded else BOXED_SCORE):
                     quad, score = boxed, boxed_score
+                elif boxed_score >= LOOSE_BOXED_SCORE and not from_edges and not rounded and \
+                        _shortest_side(boxed) >= min_side * 0.9 and \
+                        edge_contrast(contrast_in, boxed, step) >= ALONE_CONTRAST:
+                    last_resort.append((boxed, boxed_score))
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
                     singles.append((quad, score * ROUNDED_TRUST if rounded else score, whole_only))
@@ -173,7 +179,6 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         # seams between touching cards of that size are looked for in the lightness
         gradient = SeamGradient(lab[..., 0])
     pieces = []
-    last_resort = []   # cards grown from a side of a region: only where nothing else was found
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
