@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from companion.game.deck import load_deck
 
 from .assemble import Snake, TableCard, assemble
+from .cloth import cloth_cells
 from .extend import card_of, extend_snakes
 from .find import find_cards
 from .profile import Profile, load_profile
@@ -33,6 +35,7 @@ class Analyzer:
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
         readings = self._recognise(image, find_cards(image, self.profile))
+        readings = without_cloth(image, readings)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
@@ -76,6 +79,19 @@ class Analyzer:
                        for s in snakes],
             "problems": problems,
         }
+
+
+def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardReading]:
+    """The readings less a patterned cloth's cells read as backs (`cloth.cloth_cells`): plain
+    and dark, they pass for a face-down card.  A face shows its art, which no cloth repeats;
+    cards we do not know are left alone, since another game's cards laid out in a grid
+    repeat around each other as a cloth's cells do."""
+    plain = [i for i, r in enumerate(readings) if r.kind == "back"]
+    if not plain:
+        return readings
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    cells = {i for i, cell in zip(plain, cloth_cells(gray, [readings[i].outline.corners for i in plain])) if cell}
+    return [r for i, r in enumerate(readings) if i not in cells]
 
 
 def table_cards(readings: list[CardReading]) -> list[TableCard]:
