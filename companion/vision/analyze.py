@@ -90,8 +90,9 @@ def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardRe
     if not plain:
         return readings
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    cells = {i for i, cell in zip(plain, cloth_cells(gray, [readings[i].outline.corners for i in plain])) if cell}
-    return [r for i, r in enumerate(readings) if i not in cells]
+    cells = cloth_cells(gray, [readings[i].outline.corners for i in plain])
+    dropped = {i for i, cell in zip(plain, cells) if cell}
+    return [r for i, r in enumerate(readings) if i not in dropped]
 
 
 def table_cards(readings: list[CardReading]) -> list[TableCard]:
