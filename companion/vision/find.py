@@ -134,9 +134,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
             blob = Blob(c, closed, contrast_in, step, area, area / max(1.0, rw * rh))
             # not one convex card (many or none); a card seen at a slant is a parallelogram
             # that its least rectangle fits loosely, but it is still solid
-            loose = hull_area < 0.8 * rw * rh or area < 0.5 * rw * rh
-            if loose and area < SOLID * hull_area:
-                if area > 1.6 * min_area and hull_area < 0.8 * rw * rh:
+            hull_loose = hull_area < 0.8 * rw * rh
+            if (hull_loose or area < 0.5 * rw * rh) and area < SOLID * hull_area:
+                if area > 1.6 * min_area and hull_loose:
                     to_cut.append(blob)
                 continue
             quad = fit_quad(c, hull=hull)
