@@ -23,9 +23,11 @@ from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 
 from .reading import Reading, SeenCard
+from .tables import outline_share
 
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
+SAME_PLACE_SHARE = 0.5  # of the smaller outline, what a differently read card must share with it
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
 TURNED_DEGREES = 25.0   # a card's outline turned further than this was turned on the table
 RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
@@ -200,13 +202,30 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     # the one whose snake had to be pushed there: cards mostly lie still)
     pushed = np.linalg.norm(moved - centres_t, axis=1)[:, None] / size
     cost = np.where(same & (residual < SAME_CARD_SLACK), residual + PUSH_COST * pushed, _FAR)
-    cost = np.where(~same & (residual < ANY_CARD_REACH), residual + 1.0, cost)
+    cost = np.where(_on_the_place(~same & (residual < ANY_CARD_REACH), tracks, seen, moved),
+                    residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
     pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
     pairs = _moved_far(tracks, reading, codes, chains, pairs)
     return _kept_together(pairs, reading, chains, tracks, codes,
                           {t.id: (m, t.size) for t, m in zip(tracks, moved)})
+
+
+def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
+                  moved: np.ndarray) -> np.ndarray:
+    """Of the (track, sighting) pairs `near`, those whose outlines share most of the smaller one.
+
+    A card read otherwise is the same card only where it covers the card's own place:
+    a card laid where the end of a snake lay, just pushed aside while the reader missed
+    the snake in that still picture, lies within reach of the old centre but on
+    barely a third of the old outline (a same card read again shares nearly all of it).
+    """
+    near = near.copy()
+    for r, c in zip(*np.nonzero(near)):
+        track = tracks[r].corners + (moved[r] - tracks[r].centre)
+        near[r, c] = outline_share(track, np.asarray(seen[c].corners, float)) >= SAME_PLACE_SHARE
+    return near
 
 
 def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[int]],

@@ -73,6 +73,14 @@ def outline_gap(a, b) -> float:
     return min(_point_to_edges(p, poly) for src, poly in ((pa, pb), (pb, pa)) for p in src)
 
 
+def outline_share(a: np.ndarray, b: np.ndarray) -> float:
+    """The area two convex outlines share, over the smaller one's area (1 when one holds the other)."""
+    pa, pb = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    smaller = min(abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb)))
+    return float(inter / smaller) if inter > 0 and smaller > 0 else 0.0
+
+
 def _point_to_edges(p: np.ndarray, poly: np.ndarray) -> float:
     starts, ends = poly, np.roll(poly, -1, axis=0)
     d = ends - starts

@@ -50,11 +50,13 @@ from .record import MoveRecord
 from .referee_link import RefereeLink
 from .regions import Box, RegionFn, changed_box, grown, only_in
 from .settings import TrackerSettings, TrackEvent
-from .tables import canonical_chain, chains_from_links, code_of, outline_gap, reading_signature
+from .tables import (canonical_chain, chains_from_links, code_of, outline_gap, outline_share,
+                     reading_signature)
 
 __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
 TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
+PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
 
 
 @dataclass
@@ -423,10 +425,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # change waits for the next settled table (its cards are then found late, in order);
         # the game is never told a guess.
         # (a chain of several cards gone at once is a taking awaiting confirmation, not cards
-        # the reader missed; one card gone may be either)
+        # the reader missed, unless the new card lies on its place: then it was pushed aside
+        # to make room, and the reader missed it where it lies now; one card gone may be either)
         taking = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         blind = {t for t in added if any(t in e for e in ghost_links)
-                 or any(self._beside(t, u) for u in unseen | (hidden - taking))}
+                 or any(self._beside(t, u) for u in unseen | (hidden - taking))
+                 or any(self._on_place_of(t, u) for u in hidden & taking)}
         # Nor is a new card read doubtfully: a still picture is misread the same way in every
         # frame, and the next settled table is read afresh.  It waits, as above.
         unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
@@ -590,6 +594,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
+
+    def _on_place_of(self, a: int, b: int) -> bool:
+        """Card a covers a good part (PUSHED_SHARE) of where card b lay."""
+        return outline_share(self._track(a).corners, self._track(b).corners) >= PUSHED_SHARE
 
     def _defer(self, window: _Window, added: set, late_found: dict[int, int],
                missing: set, edges: set) -> list[TrackEvent]:

@@ -926,3 +926,24 @@ def test_a_table_put_in_does_not_shift_a_judged_table_that_awaits_telling():
     p.show(analysis(TAKEN_ALONE[3]))
     (told,) = [e.data for e in p.events if e.kind == "correction" and "joined" in e.data]
     assert tracker.history[told["table_number"]] is held and told["table_number"] == 2
+
+
+def test_a_card_laid_where_a_pushed_snakes_end_lay_is_not_that_card_misread():
+    # the snake is pushed aside to make room and a card laid where its end lay, partly over
+    # that place; every reading of that table misses the whole snake.  The new card lies
+    # within reach of the old end's centre but on less than half of its outline: it is a
+    # new card, not the old end misread (which would rename the end and invent moves)
+    t1 = [["M-purple-red", "T-red"], ["H-green"]]
+    t2 = [["M-blue-purple", "M-purple-red", "T-red"], ["H-green"]]
+    t3 = [["M-blue-purple", "M-purple-red", "T-red"], ["H-green", "M-green-orange"]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(t1, offsets={0: (15.0, 15.0)}))
+    lose_end, lose_tail = _lost({4, 5, 6}, ["purple", "red"]), _lost({4, 5, 6}, ["red"])
+    analyzer.fault = lambda data, call: lose_tail(lose_end(data, call), call)
+    for table in (t2, t3):
+        p.show(analysis(table), 4, hand=True)
+        p.show(analysis(table))
+    assert not tracker.desync
+    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
