@@ -108,6 +108,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._desync_settles = 0                   # settled readings in a row that were a desync
         self._gone_count: dict[int, int] = {}      # cards seen gone, for how many settled tables
         self._gone_since: dict[int, int] = {}      # ... and the frame they were first missed
+        self._reread = False                       # this settle may read the last one's picture
         self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
         self._rejoined: list[dict] = []            # judged tables corrected since, not yet told
         self.retired: dict[int, Track] = {}        # cards collected or taken, kept for the record
@@ -322,10 +323,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, window, waited)
+        self._reread = False
         if any(len(c) > 1 and all(t in self._gone_count for t in c) for c in self.chains):
             # a snake gone at once counts as taken only at the next settled table; the gate
             # must not call that table unchanged, or a table left still never confirms it
             self._reference = None
+            self._reread = True
         placed = {t for chain in self.chains for t in chain}
         for t in list(self.tracks):
             if (t not in known or t in waited) and t not in placed | set(self._waiting) \
@@ -401,15 +404,18 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             self.stats["completed_unseen"] += 1
         complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)
                     for t in c}
-        since = {t: self._gone_since.get(t, frame) for t in gone - complete}
-        sure = complete | {t for t, first in since.items()
-                           if self._gone_count.get(t, 0) + 1 >= self.settings.confirm_take}
-        hidden = gone - sure
-        late = sure - complete           # gone since an earlier settle: judged as of then
-        taken = [c for c in self.chains if all(t in sure for t in c)]
         # Whole chains gone are takes awaiting confirmation; cards missing from chains that
         # are still there are what a covered or moved camera looks like.
         whole = {t for c in self.chains if all(t in gone for t in c) for t in c}
+        # Reading the same still picture again (to confirm a snake taken) is no new evidence
+        # that a single card is gone: the reader misses it there the same way.
+        counted = gone if not self._reread else gone & whole
+        since = {t: self._gone_since.get(t, frame) for t in gone - complete}
+        sure = complete | {t for t, first in since.items()
+                           if self._gone_count.get(t, 0) + (t in counted) >= self.settings.confirm_take}
+        hidden = gone - sure
+        late = sure - complete           # gone since an earlier settle: judged as of then
+        taken = [c for c in self.chains if all(t in sure for t in c)]
         problem = None
         if forced:
             # Told to, or the table has stayed unexplainable for several settled readings:
@@ -440,7 +446,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
-            self._gone_count = {t: self._gone_count.get(t, 0) + 1 for t in hidden}
+            self._gone_count = {t: self._gone_count.get(t, 0) + (t in counted) for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
             self._late = {t: since[t] for t in late}
         if problem is None and hidden:

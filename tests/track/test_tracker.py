@@ -947,3 +947,20 @@ def test_a_card_laid_where_a_pushed_snakes_end_lay_is_not_that_card_misread():
         p.show(analysis(table))
     assert not tracker.desync
     assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
+def test_a_card_missed_in_a_still_table_read_twice_is_not_taken_for_gone():
+    # a snake is taken (read again at once, to confirm it), and every reading of that still
+    # table misses a middle card of another snake: reading the same picture twice is one
+    # piece of evidence, not two -- the card is not confirmed gone before the next table
+    tables = [[["H-red", "M-red-green"], ["M-blue-green", "M-green-yellow", "M-yellow-orange"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-orange"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-orange", "T-orange"]]]
+    lose = _lost(range(10_000), ["green", "yellow"])
+
+    def fault(data, call):      # only the table in which the snake was taken
+        colours = [c["colours"] for c in data["cards"]]
+        return lose(data, call) if ["red"] not in colours and ["orange"] not in colours else data
+    tracker, p = run(tables, fault=fault)
+    assert tracker.stats["settles"] >= 4        # the taking's table was read twice
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
