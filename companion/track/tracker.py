@@ -120,6 +120,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._waiting: dict[int, int] = {}          # new cards of a change left unjudged -> the
                                                     # frame of the picture that first showed them
         self._waiting_links: set = set()            # ... and the links read to them then
+        self._waiting_unseen: dict[int, int] = {}   # ... and those the last reading missed
         self._looks: Counter = Counter()            # settled tables each card was found in
 
     # ----------------------------------------------------------------- public
@@ -313,7 +314,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
         self._looks.update(present)
-        waited, self._waiting = self._waiting, {}   # kept one more settle, with their votes
+        waited, self._waiting = {**self._waiting_unseen, **self._waiting}, {}   # with their votes
         self._waiting_links = set()
         # A link is judged only by the readings that saw both its cards: a card missed
         # in one reading says nothing about whether it touches its neighbour.
@@ -330,8 +331,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             self._reference = None
             self._reread = True
         placed = {t for chain in self.chains for t in chain}
+        # A waiting card this reading missed is not forgotten at once: the reader misses a
+        # card in every frame of a still picture, and the next one may show it again (then
+        # it is dated by when it was first seen, not taken for a card that was never laid).
+        self._waiting_unseen = {t: f for t, f in waited.items() if t not in present | placed
+                                and t not in self._waiting and t not in self._waiting_unseen}
         for t in list(self.tracks):
             if (t not in known or t in waited) and t not in placed | set(self._waiting) \
+                    | set(self._waiting_unseen) \
                     and t not in self.codes:
                 del self.tracks[t]        # a tentative card that did not last
                 self._looks.pop(t, None)
@@ -440,7 +447,11 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # Nor is a new card read doubtfully: a still picture is misread the same way in every
         # frame, and the next settled table is read afresh.  It waits, as above.
         unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
-        if problem is None and (blind or unsure) and not forced:
+        # Nor can a change be judged while a card left waiting is missed: judged now, this
+        # change would come before that card's.  (It is missed the same way in every frame
+        # of a still picture; the next table may show it.)
+        lost = set(waited) - present - set(self._waiting_unseen)
+        if problem is None and (blind or unsure or lost) and not forced:
             if self._deferred < self.settings.max_deferred:
                 return self._defer(window, added, late_found, hidden, edges)
             if blind:
@@ -584,7 +595,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         (Measured: a box also grown around the cards waiting or awaiting confirmation, read
         instead of the whole picture, made a phantom move with a fallible reader.)"""
         judged = self._pictures.judged
-        if not self.chains or self.desync or self._waiting or self._gone_since or self.source_gap \
+        if not self.chains or self.desync or self._waiting or self._waiting_unseen \
+                or self._gone_since or self.source_gap \
                 or self._force or self._deferred or judged is None or self._settled_image is None \
                 or self._settled_image.shape != shape:
             return None

@@ -964,3 +964,25 @@ def test_a_card_missed_in_a_still_table_read_twice_is_not_taken_for_gone():
     tracker, p = run(tables, fault=fault)
     assert tracker.stats["settles"] >= 4        # the taking's table was read twice
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_waiting_card_missed_in_the_next_table_is_judged_in_its_turn_once_seen_again():
+    # M-green-yellow is read doubtfully in every reading of the table it was laid in, so that
+    # change waits; every reading of the next table misses it.  The reader misses a card the
+    # same way in every frame of a still picture: it is not forgotten, and when the table
+    # after shows it again it is judged in its own turn, not taken for a card never laid
+    tables = [[["M-blue-green"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red", "M-red-purple"]],
+              [["M-blue-green", "M-green-yellow", "T-yellow"], ["H-red", "M-red-purple"]]]
+    doubt = _misread_in(range(10_000), ["green", "yellow"], ["green", "orange"], 0.5)
+    lose = _lost(range(10_000), ["green", "yellow"])
+
+    def fault(data, call):
+        colours = [c["colours"] for c in data["cards"]]
+        if ["red", "purple"] not in colours:
+            return doubt(data, call)
+        return lose(data, call) if ["yellow"] not in colours else data
+    tracker, p = run(tables, fault=fault)
+    assert tracker.stats["deferred"] >= 1
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
