@@ -129,10 +129,16 @@ def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, d
     """How far each old chain was pushed, agreed by most of its cards.
 
     Each card proposes the move to the nearest card read the same; the proposal
-    most cards agree with wins (ties: the smallest move, cards mostly lie still),
-    so one card matched to a look-alike elsewhere cannot drag its chain along.
+    that puts most of the chain's cards on a card read the same wins (ties: the
+    smallest move, cards mostly lie still), so one card matched to a look-alike
+    elsewhere cannot drag its chain along.  (Counting the cards that land, not the
+    proposals that agree: a snake pushed one card along to make room for a copy of
+    its end card has that copy where the end lay, and the end's own proposal, to
+    stay put, would otherwise tie with the rest's.)
     """
     index = {t.id: i for i, t in enumerate(tracks)}
+    centres_t = np.array([t.centre for t in tracks])
+    centres_s = np.array([s.centre for s in seen])
     shifts: dict[int, np.ndarray] = {}
     for chain in chains:
         proposals = []
@@ -147,8 +153,12 @@ def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, d
         if not proposals:
             continue
 
+        members = [index[t] for t in chain if t in index]
+
         def support(p):
-            return sum(np.linalg.norm(p[0] - q[0]) < 0.3 * p[1] for q in proposals)
+            landed = centres_s[None, :, :] - (centres_t[members] + p[0])[:, None, :]
+            near = np.linalg.norm(landed, axis=2) < 0.3 * p[1]
+            return int((near & same[members]).any(axis=1).sum())
         best = max(proposals, key=lambda p: (support(p), -np.linalg.norm(p[0])))
         for t in chain:
             shifts[t] = best[0]

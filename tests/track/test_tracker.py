@@ -986,3 +986,14 @@ def test_a_waiting_card_missed_in_the_next_table_is_judged_in_its_turn_once_seen
     tracker, p = run(tables, fault=fault)
     assert tracker.stats["deferred"] >= 1
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_snake_pushed_one_card_along_for_a_copy_of_its_end_card_is_followed():
+    # a copy of the snake's end card is laid where that end lay, the snake pushed one card
+    # along to make room: staying put, the end would find a card read like it at its place,
+    # but the rest of the snake lands on itself only when pushed, so the push is followed
+    tables = [[["M-red-orange", "T-orange"], ["H-green"]],
+              [["M-orange-red", "M-red-orange", "T-orange"], ["H-green"]],
+              [["M-orange-red", "M-red-orange", "T-orange"], ["H-green", "M-green-blue"]]]
+    tracker, p = run(tables)
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
