@@ -185,10 +185,11 @@ def _colour_learner(seed: int):
     there, over ten training sets (seeds 1-4 and six draws of as many scenes from their
     union): network 93.7% (standard deviation 2.0), five networks each fitted on a bootstrap
     of whole scenes 93.4% (1.1), logistic regression 95.5% (1.4), and on the adev77 medium
-    and hard scenes 97.9/98.0% against 98.3/98.3%.  Whole pipeline, seeds 1/2: games
-    92.1/93.1%, adev77 hard 95.8/95.4%, medium 97.2/96.9% (network: 88.2/93.1, 95.5/94.7,
-    96.7/96.6), finder recall, precision and kinds within half a point.  720 more scenes
-    rendered for the colour model alone (two minutes more) did not lift it further.
+    and hard scenes 97.9/98.0% against 98.3/98.3%.  Whole pipeline, seeds 1-4: games
+    92.1/93.1/93.6/94.0% (network 88.2/93.1/89.5/93.5), adev77 hard 95.6% and medium 97.3%
+    on average (network 95.2 and 96.4), recall, precision and kinds within half a point.
+    720 more scenes rendered for the colour model alone (two minutes more) did not lift
+    it further (seeds 1/2: games 91.9/93.3%).
     """
     return _linear(seed)
 
