@@ -16,6 +16,8 @@ import numpy as np
 
 from companion.game.cards import Card
 
+from .tables import misread_of
+
 if TYPE_CHECKING:
     from .tracker import _Window
 
@@ -54,11 +56,9 @@ class DoubtfulCards:
                         beside[x].add(y)
         partners: dict[int, set] = {}
         for g in gone - whole:
-            was = Card.parse(self.codes.get(g) or self._track(g).identity)
+            was = self.codes.get(g) or self._track(g).identity
             for a in unsure:
-                now = Card.parse(self._deck_reading(a))
-                if now.kind is was.kind and \
-                        len(set(now.colours) & set(was.colours)) >= len(was.colours) - 1 and \
+                if misread_of(was, self._deck_reading(a)) and \
                         all(frozenset((a, n)) in edges for n in beside[g]):
                     partners.setdefault(g, set()).add(a)
         pairs = {next(iter(news)): g for g, news in partners.items() if len(news) == 1}

@@ -23,7 +23,7 @@ from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 
 from .reading import Reading, SeenCard
-from .tables import outline_share
+from .tables import misread_of, outline_share
 
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
@@ -179,8 +179,8 @@ def _turned(before: np.ndarray, after: np.ndarray) -> bool:
 
 
 def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
-                    chains: list[list[int]], attached: dict[int, int] | None = None
-                    ) -> dict[int, int]:
+                    chains: list[list[int]], attached: dict[int, int] | None = None,
+                    missing: frozenset[int] = frozenset()) -> dict[int, int]:
     """Map each seen card id to a track id (cards left out are new).
 
     Every old chain is first moved by the push its cards agree on
@@ -189,7 +189,10 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     it); then one assignment pairs cards with where their tracks
     should now be: a card read the same may be a little off, a card read
     differently must be right there (and costs more, so a misreading never
-    outbids a card that was read right).
+    outbids a card that was read right).  A card `missing` (not found at the last
+    settled table) comes back read otherwise only as a misreading could make it
+    (`misread_of`): another kind read where it lay is another card, laid on its place
+    after it was taken away.
     """
     seen = list(reading.cards)
     if not tracks or not seen:
@@ -212,12 +215,15 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     # the one whose snake had to be pushed there: cards mostly lie still)
     pushed = np.linalg.norm(moved - centres_t, axis=1)[:, None] / size
     cost = np.where(same & (residual < SAME_CARD_SLACK), residual + PUSH_COST * pushed, _FAR)
-    cost = np.where(_on_the_place(~same & (residual < ANY_CARD_REACH), tracks, seen, moved),
+    may_be = _may_be(tracks, seen, codes, missing)
+    cost = np.where(_on_the_place(~same & may_be & (residual < ANY_CARD_REACH), tracks, seen, moved),
                     residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
     pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
-    pairs = _moved_far(tracks, reading, codes, chains, pairs)
+    pairs = _moved_far(tracks, reading, codes, chains, pairs,
+                       {(t.id, s.index) for r, t in enumerate(tracks) for c, s in enumerate(seen)
+                        if not may_be[r, c]})
     return _kept_together(pairs, reading, chains, tracks, codes,
                           {t.id: (m, t.size) for t, m in zip(tracks, moved)})
 
@@ -236,6 +242,18 @@ def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
         track = tracks[r].corners + (moved[r] - tracks[r].centre)
         near[r, c] = outline_share(track, np.asarray(seen[c].corners, float)) >= SAME_PLACE_SHARE
     return near
+
+
+def _may_be(tracks: list[Track], seen: list[SeenCard], codes: list[str],
+            missing: frozenset[int]) -> np.ndarray:
+    """(tracks, seen cards): whether the seen card may be the track's card.  Any may, but a
+    card `missing` at the last settled table only returns as itself or misread
+    (`misread_of`): a card of another kind where it lay was laid after it was taken."""
+    may = np.ones((len(tracks), len(seen)), bool)
+    for r, track in enumerate(tracks):
+        if track.id in missing:
+            may[r] = [misread_of(track.identity, code) for code in codes]
+    return may
 
 
 def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[int]],
@@ -316,7 +334,7 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
 
 
 def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: list[list[int]],
-               pairs: dict[int, int]) -> dict[int, int]:
+               pairs: dict[int, int], never: set[tuple[int, int]] = frozenset()) -> dict[int, int]:
     """Follow whole chains carried further than a nudge (room made on a crowded table).
 
     An old chain that position alone did not find intact (a card unmatched, or
@@ -324,7 +342,8 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
     names, in order, inside the chains seen now: a run of the same cards in the
     same order is that chain moved, however far (a card cannot leave the table
     and an identical one arrive in the same turn).  A lone card only takes a
-    card nobody else claimed; a longer run outweighs positions.
+    card nobody else claimed; a longer run outweighs positions.  No (track, seen card)
+    pair in `never` is made (`_may_be`).
     """
     by_track = {t.id: t for t in tracks}
     centre_of_seen = {c.index: c.centre for c in reading.cards}
@@ -340,7 +359,7 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         # (a long chain is itself though one of its cards is misread as it moves)
         best = _find_run(list(chain), by_track, reading, code_of_seen, centre_of_seen,
                          lambda i: not lone or i not in track_of or track_of[i] == chain[0],
-                         slips=len(chain) // RUN_CARDS_PER_SLIP)
+                         slips=len(chain) // RUN_CARDS_PER_SLIP, never=never)
         if best is None:
             continue
         for t, i in zip(chain, best):
@@ -374,16 +393,17 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         if 2 * (sum(t in seen_of for t in chain) + len(found_pieces)) >= len(chain):
             for i, t in found_pieces.items():
                 track_of[i], seen_of[t] = t, i
-    _fill_gaps(chains, reading, by_track, centre_of_seen, track_of, seen_of)
+    _fill_gaps(chains, reading, by_track, centre_of_seen, track_of, seen_of, never)
     return track_of
 
 
 def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre_of_seen: dict,
-               track_of: dict, seen_of: dict) -> None:
+               track_of: dict, seen_of: dict, never: set[tuple[int, int]] = frozenset()) -> None:
     """A card of an old chain still unmatched, next to a matched neighbour whose seen card
     has exactly one unclaimed neighbour, is that card (read differently in a moved chain) --
     if that neighbour lies on the same side of it as before: a card the reader missed at
-    one end of its neighbour is not the new card just laid at the neighbour's other end."""
+    one end of its neighbour is not the new card just laid at the neighbour's other end.
+    No (track, seen card) pair in `never` is made."""
     beside = _linked(reading)
     changed = True
     while changed:
@@ -398,6 +418,7 @@ def _fill_gaps(chains: list[list[int]], reading: Reading, by_track: dict, centre
                         continue
                     was = by_track[t].centre - by_track[n].centre
                     free = {i for i in beside.get(seen_of[n], []) if i not in track_of
+                            and (t, i) not in never
                             and np.linalg.norm(centre_of_seen[i] - centre_of_seen[seen_of[n]] - was)
                             < ANY_CARD_REACH * by_track[t].size}
                     options = free if options is None else options & free
@@ -418,9 +439,11 @@ def _linked(reading: Reading) -> dict[int, set[int]]:
 
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
-              centre_of_seen: dict, free, slips: int = 0) -> list[int] | None:
+              centre_of_seen: dict, free, slips: int = 0,
+              never: set[tuple[int, int]] = frozenset()) -> list[int] | None:
     """The seen run reading like these tracks in order (either way round), all but at most
-    `slips` of its cards alike, nearest to them (fewest cards read otherwise first)."""
+    `slips` of its cards alike (no pair in `never`), nearest to them (fewest cards read
+    otherwise first)."""
     want = [by_track[t].identity for t in run]
     where = np.mean([by_track[t].centre for t in run], axis=0)
     best, best_rank = None, (np.inf, np.inf)
@@ -428,12 +451,13 @@ def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: di
         for start in range(len(seen_chain) - len(want) + 1):
             forward = list(seen_chain[start:start + len(want)])
             for ids in (forward, forward[::-1]):
-                wrong = sum(code_of_seen[i] != w for i, w in zip(ids, want))
-                if wrong > slips or not all(free(i) for i in ids):
+                wrong = [code_of_seen[i] != w for i, w in zip(ids, want)]
+                if sum(wrong) > slips or any((t, i) in never for t, i in zip(run, ids)) \
+                        or not all(free(i) for i in ids):
                     continue
                 d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
-                if (wrong, d) < best_rank:
-                    best, best_rank = ids, (wrong, d)
+                if (sum(wrong), d) < best_rank:
+                    best, best_rank = ids, (sum(wrong), d)
     return best
 
 

@@ -57,6 +57,12 @@ def same_card(a: str | None, b: str) -> bool:
     return a == b or Card.parse(a).flipped().code == b
 
 
+def misread_of(was: str, now: str) -> bool:
+    """A card read `now` may be card `was` misread: of its kind, at most one colour otherwise."""
+    a, b = Card.parse(was), Card.parse(now)
+    return a.kind is b.kind and len(set(a.colours) & set(b.colours)) >= len(a.colours) - 1
+
+
 def code_of(entry: dict, track: int) -> str | None:
     for ids, codes in zip(entry["tracks"], entry["table"]):
         for t, code in zip(ids, codes):

@@ -997,3 +997,17 @@ def test_a_snake_pushed_one_card_along_for_a_copy_of_its_end_card_is_followed():
               [["M-orange-red", "M-red-orange", "T-orange"], ["H-green", "M-green-blue"]]]
     tracker, p = run(tables)
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_card_of_another_kind_laid_where_a_card_was_taken_from_is_a_new_card():
+    # H-blue is taken off the table (a foul), and the next turn lays M-blue-green just where
+    # it lay: a card missing at the last table does not come back as another kind of card,
+    # so the removal stands and the middle is laid, instead of both being renamed away
+    tables = [[["M-red-green", "M-green-blue"]],
+              [["M-red-green", "M-green-blue", "H-blue"]],
+              [["M-red-green", "M-green-blue", "H-blue"], ["T-red"]],
+              [["M-red-green", "M-green-blue"], ["T-red"]],
+              [["M-red-green", "M-green-blue", "M-blue-green"], ["T-red"]]]
+    tracker, p = run(tables)
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert [m["code"] for m in tracker.moves].count("card_removed") == 1
