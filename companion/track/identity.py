@@ -285,6 +285,7 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
         return [n for n in chain[k - 1:k] + chain[k + 1:k + 2] if n in seen_of]
 
     torn, isolated = set(), set()
+    settled = {t for chain in chains for t in chain}
     for chain in chains:
         alone = len(chain) > 1 and sum(t in seen_of for t in chain) == 1
         for k, t in enumerate(chain):
@@ -294,6 +295,11 @@ def _kept_together(pairs: dict[int, int], reading: Reading, chains: list[list[in
                     or any(seen_of[n] in beside.get(i, ()) for n in near):
                 continue
             place, size = where[t]
+            if alone and any(pairs.get(j) in settled - set(chain) for j in beside.get(i, ())):
+                # (the only card seen of a snake, now read linked to another snake's card:
+                # the push that put it there was its own proposal and cannot vouch for it;
+                # measured from where it lay, it is a copy laid there as its snake was taken)
+                place = by_track[t].centre
             if np.linalg.norm(centre[i] - place) < ANY_CARD_REACH * size:
                 isolated.add(t)
             else:

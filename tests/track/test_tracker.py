@@ -1011,3 +1011,22 @@ def test_a_card_of_another_kind_laid_where_a_card_was_taken_from_is_a_new_card()
     tracker, p = run(tables)
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
     assert [m["code"] for m in tracker.moves].count("card_removed") == 1
+
+
+def test_a_copy_of_a_collected_snakes_card_laid_elsewhere_is_the_copy():
+    # the complete snake is collected, and the same turn the next player lays a copy of
+    # its middle card at the end of another snake below it: that one card cannot carry the
+    # vanished snake with it, so the snake is taken whole and the copy is laid, not left
+    # behind as the snake's middle, found alone
+    t1 = [["H-green"], ["H-purple", "M-purple-blue", "T-blue"], ["M-yellow-purple"]]
+    t2 = [["H-green"], ["M-yellow-purple", "M-purple-blue"]]
+    t3 = [["H-green", "M-green-red"], ["M-yellow-purple", "M-purple-blue"]]
+    below = {1: (0.0, 70.0)}    # the second snake of t2 and t3 is the third of t1
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(t1))
+    for table in (t2, t3):
+        p.show(analysis(table, below), 4, hand=True)
+        p.show(analysis(table, below))
+    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
