@@ -222,8 +222,7 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
     pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
     pairs = _moved_far(tracks, reading, codes, chains, pairs,
-                       {(t.id, s.index) for r, t in enumerate(tracks) for c, s in enumerate(seen)
-                        if not may_be[r, c]})
+                       {(tracks[r].id, seen[c].index) for r, c in zip(*np.nonzero(~may_be))})
     return _kept_together(pairs, reading, chains, tracks, codes,
                           {t.id: (m, t.size) for t, m in zip(tracks, moved)})
 
