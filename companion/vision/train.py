@@ -135,7 +135,7 @@ def render_set(purpose: str, base: int, count: int, styles, progress=None, forei
     return samples
 
 
-def _classifier(seed: int, hidden=(64, 32)):
+def _classifier(seed: int):
     """A small neural network behind a scaler: one matrix product per layer at run time.
 
     Gradient-boosted trees scored no better on the held-out style but cost a
@@ -144,7 +144,7 @@ def _classifier(seed: int, hidden=(64, 32)):
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
-    return make_pipeline(StandardScaler(), MLPClassifier(hidden_layer_sizes=hidden, alpha=1e-3,
+    return make_pipeline(StandardScaler(), MLPClassifier(hidden_layer_sizes=(64, 32), alpha=1e-3,
                                                          max_iter=600, early_stopping=True,
                                                          n_iter_no_change=25, random_state=seed))
 
