@@ -32,6 +32,8 @@ BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon on
 LOOSE_BOXED_SCORE = 0.7    # ... and this well, where nothing else is found (`last_resort`)
 ROUNDED_BOXED_SCORE = 0.6  # ... or this well, in a blurred map, whose regions' corners are all rounded
 ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below any sharp map's
+PAIR_ASPECT = 1.75         # a quad this much longer than wide may be two square cards end to end
+PAIR_AREA = 1.6            # ... and is, with this many times the area of the other cards where it lies
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6      # rows this many times wider than the cards found alone hold no such card
 RIM_SUPPORT = 0.7          # share of its outline along which a card cut from the edge map shows a rim
@@ -157,7 +159,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                     singles.append((quad, score * ROUNDED_TRUST if rounded else score, whole_only))
                     if score >= SETTLED_SCORE and not rounded:
                         settled.append((x, y, w, h))
-                    if apparent_aspect(quad) > 1.75:  # may be two square cards end to end
+                    if apparent_aspect(quad) > PAIR_ASPECT:
                         to_cut.append(blob)
             elif area > 1.6 * min_area:
                 to_cut.append(blob)
@@ -181,7 +183,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
-    cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= 1.75]
+    cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT]
     for blob in blobs:
         c, closed, contrast_in, step = blob.contour, blob.closed, blob.contrast_in, blob.step
         box = cv2.boundingRect(c)
@@ -204,7 +206,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         # one card found alone may itself be two: its size bounds pieces only when others agree
         bound = _card_size(sizes, c) if len(alone) >= 2 else (0.0, 0.0)
         got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
-        if not got and closed and aspect:
+        if not got and aspect:
             got = split_evenly(c, aspect)
         if sizes and closed:
             peeled = peel_strip(c, gradient, sizes)
@@ -220,7 +222,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     if pieces:
         # a region that splits into cards is not one long card
         split_regions = [q for q, _ in pieces]
-        kept = [(q, s) for q, s in kept if apparent_aspect(q) <= 1.75
+        kept = [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT
                 or not any(_contains(q, p) for p in split_regions)]
     found = suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
     return found + [(q, s) for q, s in suppress(last_resort)
@@ -269,13 +271,31 @@ def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
     and look longer than any card of the deck; a card turned the other way
     is not: the long side is at most `aspect_hi` times the short.
     """
-    alone = [q for q in found if not _part_of_strip(q, rows)]
+    alone = _without_doubles([q for q in found if not _part_of_strip(q, rows)])
     sizes = CardSizes.from_cards(alone)
     if len(rows) >= 2:
         width = float(np.median([_strip_width(c) for c in rows]))
         if not sizes or width > PIECES_NARROWER * sizes.short:
             return [], CardSizes(width, 0.5 * (aspect_lo + aspect_hi) * width)
     return alone, sizes.at_most(aspect_hi)
+
+
+def _without_doubles(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The cards found alone less those that are two cards end to end.
+
+    Two nearly square cards touching end to end make a fine card of twice
+    the length, found alone as readily as a real one; learnt from, a few of
+    them make every card look larger than it is, and rows are then cut at
+    the wrong lengths.  A quad is two cards when it is long (`PAIR_ASPECT`)
+    and has about twice the area the other cards have where it lies.
+    """
+    long_ones = [apparent_aspect(q) > PAIR_ASPECT for q in quads]
+    others = [q for q, long_one in zip(quads, long_ones) if not long_one]
+    if len(others) < 3 or len(others) == len(quads):
+        return quads
+    sizes = CardSizes.from_cards(others)
+    return others + [q for q, long_one in zip(quads, long_ones) if long_one and
+                     abs(cv2.contourArea(q.astype(np.float32))) < PAIR_AREA * float(np.prod(sizes.at(q.mean(axis=0))))]
 
 
 def _part_of_strip(quad: np.ndarray, regions: list[np.ndarray]) -> bool:
@@ -352,7 +372,7 @@ def suppress(cands: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, fl
         clashes = [k for k, ((kq, _), (a0, b0, a1, b1)) in enumerate(zip(kept, boxes))
                    if not (x0 > a1 or a0 > x1 or y0 > b1 or b0 > y1)
                    and (polygon_iou(quad, kq) > 0.2 or _contains(kq, quad) or _contains(quad, kq))]
-        if clashes and score >= CONTAINER_SCORE and apparent_aspect(quad) <= 1.75:
+        if clashes and score >= CONTAINER_SCORE and apparent_aspect(quad) <= PAIR_ASPECT:
             area = abs(cv2.contourArea(quad.astype(np.float32)))
             if all(_contains(quad, kept[k][0]) and _inside(kept[k][0], quad)
                    and abs(cv2.contourArea(kept[k][0].astype(np.float32))) < 0.7 * area for k in clashes):

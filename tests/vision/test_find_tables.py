@@ -390,3 +390,37 @@ def test_rectangles_fitted_loosely_find_cards_where_nothing_else_was_found(monke
     without = tally()
     assert with_loose[0] > without[0], (with_loose, without)
     assert with_loose[1] <= without[1], (with_loose, without)
+
+
+def test_two_square_cards_end_to_end_do_not_teach_the_card_size():
+    """Nearly square cards: two touching end to end make a fine 1:2 card, found alone as
+    readily as a real one.  With twice the others' area, it does not count as a card's size."""
+    from companion.vision.find import card_sizes
+    singles = [_card_corners((100 + 150 * k, 100), (100, 110), 0) for k in range(3)]
+    pairs = [_card_corners((100 + 300 * k, 400), (100, 220), 90) for k in range(2)]
+    alone, sizes = card_sizes(singles + pairs, [], 1.0, 1.6)
+    assert len(alone) == 3 and all(any(a is s for s in singles) for a in alone)
+    assert sizes.short == pytest.approx(100, abs=2) and sizes.long == pytest.approx(110, abs=2)
+    # a deck of long cards: all alike, each is a card
+    longs = [_card_corners((100 + 150 * k, 100), (60, 120), 0) for k in range(4)]
+    alone, sizes = card_sizes(longs, [], 1.0, 2.0)
+    assert len(alone) == 4 and sizes.long == pytest.approx(120, abs=2)
+
+
+def test_pairs_of_square_cards_end_to_end_are_cut_in_two():
+    """Three nearly square cards alone and three pairs of them touching end to end, on a
+    pale table: every card is found by itself, none as half of a 1:2 card."""
+    img = np.full((600, 960, 3), (198, 204, 208), np.uint8)
+    size = (100, 110)
+    cards = [_card_corners((150 + 250 * k, 110), size, 0) for k in range(3)]
+    for k, angle in enumerate((0, 20, -15)):
+        a = np.deg2rad(angle)
+        u = np.array([np.cos(a), np.sin(a)])
+        centre = np.array([200.0 + 280 * k, 380.0])
+        cards += [_card_corners(tuple(centre + s * 0.5 * size[1] * u), (size[1], size[0]), angle) for s in (-1, 1)]
+    for c in cards:
+        _draw_card(img, c, body=(60, 160, 40))
+        cv2.polylines(img, [np.round(c).astype(np.int32)], True, (150, 165, 175), 1, cv2.LINE_AA)
+    found = find_cards(_noisy(img, 3, 1.5))
+    assert all(_found(found, c) > 0.8 for c in cards), [round(_found(found, c), 2) for c in cards]
+    assert len(found) == len(cards)
