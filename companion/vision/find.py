@@ -25,6 +25,7 @@ from .split import SPLIT_BUDGET, SeamGradient, card_on_side, peel_strip, split_b
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
+FRAME_MARGIN = 2.0         # px of the searched copy: a corner this near the picture's edge lies on it
 MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
@@ -83,7 +84,20 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         outlines = [refine_corners(gray, o) for o in outlines]
-    return outlines
+    return [o for o in outlines if not _side_on_frame(o.corners, image.shape, FRAME_MARGIN / scale)]
+
+
+def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool:
+    """Whether two corners lie on one edge of the picture: that side is the frame's, not a card's.
+
+    Something cut by the frame (a label on a box, a card half out of view)
+    has a straight side there whatever it is, and what is left of it may
+    have a card's proportions; nothing says it is a card.
+    """
+    h, w = shape[:2]
+    x, y = corners[:, 0], corners[:, 1]
+    return any(int(np.count_nonzero(near)) >= 2 for near in
+               (x <= margin, x >= w - 1 - margin, y <= margin, y >= h - 1 - margin))
 
 
 # --------------------------------------------------------------------------- the search

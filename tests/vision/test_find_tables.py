@@ -424,3 +424,19 @@ def test_pairs_of_square_cards_end_to_end_are_cut_in_two():
     found = find_cards(_noisy(img, 3, 1.5))
     assert all(_found(found, c) > 0.8 for c in cards), [round(_found(found, c), 2) for c in cards]
     assert len(found) == len(cards)
+
+
+def test_something_cut_by_the_frame_is_not_a_card():
+    """A card half out of view (or a label on a box at the picture's edge) has a straight side
+    along the frame whatever it is: it is not reported.  A card whose corner only touches the
+    frame still is."""
+    img = np.full((480, 720, 3), (120, 124, 128), np.uint8)
+    inside = _card_corners((250, 200), (100, 150), 10)
+    cut = _card_corners((690, 240), (100, 150), 0)          # its right half out of the picture
+    touching = _card_corners((420, 400), (100, 150), 35)
+    touching = touching + [0, 479 - touching[:, 1].max()]   # its lowest corner on the bottom row
+    for c in (inside, cut, touching):
+        _draw_card(img, c)
+    found = find_cards(_noisy(img, 6))
+    assert _found(found, inside) > 0.85 and _found(found, touching) > 0.8
+    assert not any(f.corners[:, 0].max() > 700 for f in found), [f.corners.round() for f in found]
