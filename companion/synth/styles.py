@@ -8,7 +8,7 @@ held-out one, so nothing they learn may depend on one style's exact drawing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -75,6 +75,12 @@ _PAPER = {  # base BGR paper tone per style and how far prints wander from it
     "photo": ((70, 78, 62), 18),
     "retro": ((170, 212, 228), 16),
 }
+# How far a print's paper may have yellowed with age (1: blue channel down by YELLOWED_BLUE):
+# old decks and cheap stock go from white to cream to yellow, and the recognisers, which
+# white-balance each card on its paper, must meet papers that are not white.  The retro
+# style's base tone is already its yellowed paper; the photo style's stock is dark.
+_YELLOWING = {"cartoon": 0.6, "painted": 0.6, "photo": 0.0, "retro": 0.0}
+YELLOWED_BLUE, YELLOWED_GREEN = 0.3, 0.08
 
 
 def sample_print(style: str, rng: np.random.Generator) -> Print:
@@ -84,7 +90,7 @@ def sample_print(style: str, rng: np.random.Generator) -> Print:
     # papers differ in brightness and in warmth (yellowed vs blue-white), not at random per channel
     bright, warm = rng.normal(0, spread / 2), rng.normal(0, spread / 3)
     paper = tuple(float(np.clip(c + bright + warm * k, 0, 255)) for c, k in zip(base, (-1.0, 0.1, 0.6)))
-    return Print(
+    drawn = Print(
         style=style,
         paper_bgr=paper,  # type: ignore[arg-type]
         hue_shift=float(rng.uniform(-4.0, 4.0)),
@@ -93,6 +99,11 @@ def sample_print(style: str, rng: np.random.Generator) -> Print:
         line_weight=float(rng.uniform(0.7, 1.4)),
         seed=int(rng.integers(0, 2**31 - 1)),
     )
+    if not _YELLOWING[style]:
+        return drawn   # (no further draw: such a style's prints are what they always were)
+    age = float(rng.uniform(0.0, _YELLOWING[style]))
+    b, g, r = paper
+    return replace(drawn, paper_bgr=(b * (1 - YELLOWED_BLUE * age), g * (1 - YELLOWED_GREEN * age), r))
 
 
 def hsv_to_bgr(h: float, s: float, v: float) -> tuple[float, float, float]:

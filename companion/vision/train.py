@@ -427,7 +427,9 @@ loaded once by `companion.vision.recognise.Recogniser`:
 
 {report['train_scenes']} rendered scenes (`companion.synth.scene.render_scene`, 1280x720 and 960x720),
 tiers cycling {', '.join(report['tiers'])}, art styles {', '.join(report['train_styles'])} only; the style
-`{report['held_out_style']}` is never trained on.  Seeds come from `companion.vision.seeds`
+`{report['held_out_style']}` is never trained on.  Each print's paper is drawn from white to yellowed
+with age (`companion.synth.styles`), so that balancing a card on its paper meets papers
+that are not white.  Seeds come from `companion.vision.seeds`
 (purpose "train"), which no bench run ever renders.  A further {report.get('train_foreign_scenes', 0)} scenes of their own
 each lay 3-6 other games' cards more than their tier does (ordinary scenes hold too few
 to learn `unknown` from).  Every outline the finder returned

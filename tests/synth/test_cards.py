@@ -95,3 +95,13 @@ def test_back_is_one_design_in_every_style():
     backs = [render_card(None, s, np.random.default_rng(5), 60, 1.4).astype(float) for s in STYLES]
     for other in backs[1:]:
         assert np.abs(other - backs[0]).mean() < 20
+
+
+def test_training_papers_range_from_white_to_yellowed():
+    """Recognisers balance each card on its paper: they must meet papers that are not white.
+    The training styles' prints yellow with age, from white to well past cream."""
+    blue_over_red = {style: [p[0] / p[2] for p in (sample_print(style, np.random.default_rng(k)).paper_bgr
+                                                   for k in range(300))]
+                     for style in ("cartoon", "painted")}
+    assert max(blue_over_red["cartoon"]) > 0.95      # still white papers
+    assert min(blue_over_red["painted"]) < 0.75      # and yellowed ones

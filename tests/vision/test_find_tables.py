@@ -374,7 +374,7 @@ def test_rectangles_fitted_loosely_find_cards_where_nothing_else_was_found(monke
     from companion.synth.scene import render_scene
     import companion.vision.find as find
 
-    scenes = [render_scene(seed, tier="hard", size=(800, 450)) for seed in range(100, 120)]
+    scenes = [render_scene(seed, tier="hard", size=(800, 450)) for seed in range(100, 160)]
 
     def tally():
         hits = false = 0
