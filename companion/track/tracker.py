@@ -439,8 +439,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # the game is never told a guess.
         # (a chain of several cards gone at once is a taking awaiting confirmation, not cards
         # the reader missed, unless the new card lies on its place: then it was pushed aside
-        # to make room, and the reader missed it where it lies now; one card gone may be either)
-        taking = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
+        # to make room, and the reader missed it where it lies now; one card gone may be either,
+        # unless a snake went with it: a card completing two chains joins them, and both go)
+        gone_whole = [c for c in self.chains if all(t in gone for t in c)]
+        taking = {t for c in gone_whole if len(c) > 1 or any(len(o) > 1 for o in gone_whole) for t in c}
         blind = {t for t in added if any(t in e for e in ghost_links)
                  or any(self._beside(t, u) for u in unseen | (hidden - taking))
                  or any(self._on_place_of(t, u) for u in hidden & taking)}

@@ -6,7 +6,7 @@ import pytest
 from companion.bench.games import keep_cards
 from companion.game.referee import judge_record
 from companion.track.tracker import Tracker, TrackerSettings
-from .scene import FakeAnalyzer, Player, analysis
+from .scene import FakeAnalyzer, Player, W, analysis
 
 PLAYERS = ["Ann", "Ben"]
 # Three readings of every settled table, so each test knows which reading its fault hits
@@ -1030,3 +1030,21 @@ def test_a_copy_of_a_collected_snakes_card_laid_elsewhere_is_the_copy():
         p.show(analysis(table, below), 4, hand=True)
         p.show(analysis(table, below))
     assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
+def test_a_lone_card_taken_with_the_snake_it_completed_does_not_hold_up_the_card_laid_beside_it():
+    # [H-orange M-orange-green] and the lone T-purple vanish at once: a drawn M-green-purple
+    # joined and completed them, and the snake was collected whole.  The lone card went with
+    # the snake, it was not missed: M-green-yellow, laid where it lay, is judged in its turn
+    near = {1: (W + 2.0, -22.0)}    # T-purple lies just below where M-green-yellow goes
+    tables = [[["M-blue-green"], ["T-purple"], ["H-orange", "M-orange-green"]],
+              [["M-blue-green", "M-green-yellow"]],
+              [["M-blue-green", "M-green-yellow"], ["T-orange"]]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t, near if k == 0 else None) for k, t in enumerate(tables)])
+    want = expected(tables)
+    assert [m["action"] for m in want["moves"]] == ["complete", "extend", "new"]
+    assert summary(tracker.moves) == summary(want["moves"])
+    assert tracker.stats["deferred"] == 0
