@@ -568,7 +568,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
     def _late_steps(self, chains, table, added: set, taken: list, gone: set,
                     late: dict[int, int]) -> list[GapStep]:
         """One step per settled picture that showed cards first found only now, then this one.
-        The chains taken now were still there in the earlier steps."""
+        The chains taken now were still there in the earlier steps.  The earlier steps are the
+        table last judged with the late cards laid in it, linked as they are now: what changed
+        between the old cards since (a snake pushed to another) is this one's."""
         entry = self.history[-1] if self.history else None
         gone_chains = [c for c in self.chains if all(t in gone for t in c)]
         gone_table = [[(code_of(entry, t) if entry else None) or self._track(t).identity for t in c]
@@ -576,8 +578,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         old = {t for c in chains for t in c} - added
         steps = []
         for k in sorted(set(late.values())):
-            ids, codes = cut_out(chains, table, old | {t for t, j in late.items() if j <= k})
-            steps.append(GapStep(ids + gone_chains, codes + gone_table,
+            cards = {t for t, j in late.items() if j <= k}
+            laid = self._as_laid(entry, cards, chains, table) if entry else None
+            if laid is None:
+                ids, codes = cut_out(chains, table, old | cards)
+                laid = ids + gone_chains, codes + gone_table
+            steps.append(GapStep(*laid,
                                  sorted(t for t, j in late.items() if j == k), [],
                                  frame=self._pictures.frame(k)))
         now = sorted(added - set(late))
@@ -587,6 +593,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         else:
             steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
         return steps
+
+    def _as_laid(self, entry: dict, cards: set, chains, table):
+        """The judged table `entry` with `cards` laid in it, linked as they are in `chains`:
+        (chains as ids, as codes), or None when those links make no chains."""
+        ids = {t for c in entry["tracks"] for t in c} | cards
+        links = {frozenset(p) for c in entry["tracks"] for p in zip(c, c[1:])}
+        links |= {frozenset(p) for c in chains for p in zip(c, c[1:]) if set(p) & cards
+                  and set(p) <= ids}
+        laid = chains_from_links(ids, links)
+        if laid is None:
+            return None
+        now = {t: code for c, codes in zip(chains, table) for t, code in zip(c, codes)}
+        identity = {t: code_of(entry, t) or now[t] for t in ids}
+        return laid, [[self._orient(t, identity[t], c, i) for i, t in enumerate(c)] for c in laid]
 
     def _focus(self, small: np.ndarray, shape: tuple[int, ...]) -> Box | None:
         """The box around what changed since the table was last judged, grown by more than a

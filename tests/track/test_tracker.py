@@ -1048,3 +1048,25 @@ def test_a_lone_card_taken_with_the_snake_it_completed_does_not_hold_up_the_card
     assert [m["action"] for m in want["moves"]] == ["complete", "extend", "new"]
     assert summary(tracker.moves) == summary(want["moves"])
     assert tracker.stats["deferred"] == 0
+
+
+def test_a_rearrangement_after_a_card_the_deck_cannot_hold_is_judged_as_its_own_move():
+    # a second purple head (the deck holds one) waits, doubtful, for the next table; there the
+    # same player has also pushed M-blue-green against the first snake.  The waiting card is
+    # judged in the table it was laid in, so the push is a rearrangement of its own, as the
+    # referee sees the two tables in turn
+    tables = [analysis([["H-purple", "M-purple-blue"], ["M-blue-green"]]),
+              analysis([["H-purple", "M-purple-blue"], ["M-blue-green"], ["H-purple"]]),
+              analysis([["H-purple", "M-purple-blue", "M-blue-green"], ["H-purple"]],
+                       {1: (0.0, 70.0)})]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    want = expected([[["H-purple", "M-purple-blue"], ["M-blue-green"]],
+                     [["H-purple", "M-purple-blue"], ["M-blue-green"], ["H-purple"]],
+                     [["H-purple", "M-purple-blue", "M-blue-green"], ["H-purple"]]])
+    assert [m["code"] for m in want["moves"]][-2:] == ["deck_exceeded", "rearranged"]
+    assert tracker.stats["deferred"] == 1
+    assert summary(tracker.moves) == summary(want["moves"])
+
