@@ -455,7 +455,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         lost = set(waited) - present - set(self._waiting_unseen)
         if problem is None and (blind or unsure or lost) and not forced:
             if self._deferred < self.settings.max_deferred:
-                return self._defer(window, added, late_found, hidden, edges)
+                return self._defer(window, added, late_found, hidden,
+                                   counted & taking if blind else set(), edges)
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
@@ -640,15 +641,19 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         return outline_share(self._track(a).corners, self._track(b).corners) >= PUSHED_SHARE
 
     def _defer(self, window: _Window, added: set, late_found: dict[int, int],
-               missing: set, edges: set) -> list[TrackEvent]:
+               missing: set, counted: set, edges: set) -> list[TrackEvent]:
         """Leave this change unjudged: its new cards (and their readings) wait for the next
         settled table, where they are found late and judged in order; meanwhile they move
-        with the snakes they were read linked to (`edges`, see `_attached`).  Cards seen gone in it (`missing`) are gone since its picture if they stay
-        gone: a snake taken in the turn whose card waits is judged with that card, not with
-        the next turn's."""
+        with the snakes they were read linked to (`edges`, see `_attached`).  Cards seen gone
+        in it (`missing`) are gone since its picture if they stay gone: a snake taken in the
+        turn whose card waits is judged with that card, not with the next turn's.  A new card
+        on the place of a snake gone whole waits for its taking to be confirmed, which must
+        not wait for the card in turn: this table counts towards it (`counted`).  (Nothing
+        else does: a lone card missed stays unconfirmed, so a card beside it is never judged
+        on a guess, and a misread card waiting is no evidence that its neighbours went.)"""
         for t in missing:
             self._gone_since.setdefault(t, window.frames[-1])
-            self._gone_count.setdefault(t, 0)     # (the date is saved with the count)
+            self._gone_count[t] = self._gone_count.get(t, 0) + (t in counted)
         self._waiting_links = {e for e in edges if e & added}
         self._deferred += 1
         self.stats["deferred"] += 1

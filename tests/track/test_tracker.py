@@ -1070,3 +1070,20 @@ def test_a_rearrangement_after_a_card_the_deck_cannot_hold_is_judged_as_its_own_
     assert tracker.stats["deferred"] == 1
     assert summary(tracker.moves) == summary(want["moves"])
 
+
+def test_a_card_laid_where_a_snake_was_taken_does_not_wait_for_ever():
+    # the snake vanishes at once (the referee takes it as completed by a card no frame showed)
+    # and T-orange is laid across where its first two cards lay.  Lying on the place of cards
+    # gone, the new card waits until the taking is confirmed; the tables it waits through
+    # confirm it, so both are judged in their turns and the table is never lost
+    tables = [[["H-red", "M-red-yellow", "M-yellow-green"], ["M-blue-purple"]],
+              [["T-orange"], ["M-blue-purple"]],
+              [["T-orange"], ["M-blue-purple", "M-purple-green"]]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t, {0: (W / 2, 0.0)} if k else None) for k, t in enumerate(tables)])
+    want = expected(tables)
+    assert [m["action"] for m in want["moves"]] == ["complete", "new", "extend"]
+    assert summary(tracker.moves) == summary(want["moves"])
+    assert tracker.stats["deferred"] >= 1 and tracker.stats["desync_settles"] == 0
