@@ -455,8 +455,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         lost = set(waited) - present - set(self._waiting_unseen)
         if problem is None and (blind or unsure or lost) and not forced:
             if self._deferred < self.settings.max_deferred:
+                # (only a fresh picture counts here: a card waits on the place of that snake,
+                # and a snake the reader lost in one picture is lost again in a re-reading)
                 return self._defer(window, added, late_found, hidden,
-                                   counted & taking if blind else set(), edges)
+                                   counted & taking if blind and not self._reread else set(), edges)
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
