@@ -127,9 +127,10 @@ def _corrections(tracker: Tracker, data: dict, sent: SentTables, index: int) -> 
 def _correction(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
     """A tracker correction as the dashboard addresses it (`SentTables.address`): for a
     card renamed, the first table sent with the card in it, old and new name; for a judged
-    table whose snakes were joined, that table as now judged (see `_retable`).  None for a
-    correction that cannot be placed on a table the feed sent."""
-    if "joined" in data:
+    table whose snakes were joined, or that holds cards found to have lain there from the
+    start, that table as now judged (see `_retable`).  None for a correction that cannot be
+    placed on a table the feed sent."""
+    if "joined" in data or "found" in data:
         return _retable(tracker, data, sent)
     if "track" not in data:
         return None
@@ -141,20 +142,22 @@ def _correction(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
 
 
 def _retable(tracker: Tracker, data: dict, sent: SentTables) -> dict | None:
-    """A judged table corrected to show two of its snakes joined, as the dashboard addresses
-    it: the whole table as the tracker now judges it and the snake joined.  None unless the
-    tracker's history entry it names was sent and holds the joined snake: a table named by
-    an index that no longer means what the tracker meant is not guessed at."""
+    """A judged table corrected to show two of its snakes joined (`joined`), or cards that lay
+    alone on it unseen (`found`), as the dashboard addresses it: the whole table as the
+    tracker now judges it, and the snake joined or the cards found.  None unless the
+    tracker's history entry it names was sent and holds that snake or those cards: a table
+    named by an index that no longer means what the tracker meant is not guessed at."""
     number = data.get("table_number")
     if not isinstance(number, int) or not 0 <= number < len(tracker.history):
         return None
     entry = tracker.history[number]
     table = [list(chain) for chain in entry["table"]]
-    joined = list(data["joined"])
-    if sent.number(entry) is None or \
-            canonical_chain(joined) not in {canonical_chain(chain) for chain in table}:
+    snakes = [list(data["joined"])] if "joined" in data else [[code] for code in data["found"]]
+    held = {canonical_chain(chain) for chain in table}
+    if sent.number(entry) is None or any(canonical_chain(s) not in held for s in snakes):
         return None
-    return {**sent.address(sent.number(entry)), "table": table, "joined": joined}
+    told = {"joined": snakes[0]} if "joined" in data else {"found": list(data["found"])}
+    return {**sent.address(sent.number(entry)), "table": table, **told}
 
 
 def _removal(tracker: Tracker, data: dict, sent: SentTables, index: int) -> list[dict]:

@@ -110,6 +110,20 @@ class MoveRecord:
                 return True
         return False
 
+    def _found_from_start(self, cards: dict[int, str]) -> None:
+        """Cards (track -> code) that lay alone on the table since the first judged one, missed
+        in every reading: every judged table is corrected to hold them and the game is judged
+        again; followers are told of each table so corrected."""
+        for t, code in cards.items():
+            self.codes[t] = code
+            self.chains.append([t])
+            for entry in self.history:
+                entry["tracks"] = entry["tracks"] + [[t]]
+                entry["table"] = entry["table"] + [[code]]
+        self._rejudge()
+        self._rejoined += [{"table_number": k, "found": sorted(cards.values())}
+                           for k in range(len(self.history))]
+
     def _completing_join(self, chain: list[int], other: list[int]
                          ) -> tuple[list[int], list[str]] | None:
         """`other` set at an end of `chain` (either way round) so that the whole is a complete

@@ -122,6 +122,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._waiting_links: set = set()            # ... and the links read to them then
         self._waiting_unseen: dict[int, int] = {}   # ... and those the last reading missed
         self._looks: Counter = Counter()            # settled tables each card was found in
+        self._first_small: np.ndarray | None = None  # the picture the first table was judged from
+        self._alone_since_first: list[tuple[np.ndarray, int]] = []  # such cards found once: where,
+                                                    # and how many tables were judged then
 
     # ----------------------------------------------------------------- public
 
@@ -377,6 +380,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                                                        self._pictures.last, _shape(window)),
                           **self._laid_before_push(added - stale - nudged, present, edges, window)}
             ghosts = stale - set(late_found)
+            start = self._there_from_start(ghosts, present, edges, window)
+            if start:
+                self.stats["from_start"] += len(start)
+                ghosts -= start
+                added -= start
+                before |= start
             ghost_links = {e for e in edges if e & ghosts}
             self.stats["unseen"] += len(unseen)
             self.stats["ghosts"] += len(ghosts)
@@ -511,6 +520,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 code_of({"tracks": chains, "table": table}, t))).code)
         self._remember(window, chains, table)
         self._pictures.restart(window.frames[-1], window.small)
+        if not self.history:
+            self._first_small = window.small
         for step, moves in zip(steps, judged):
             entry = {"frame": step.frame if step.frame is not None else frame,
                      "table": step.table, "tracks": step.tracks,
@@ -596,6 +607,30 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         else:
             steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
         return steps
+
+    def _there_from_start(self, ghosts: set, present: set, edges: set, window: _Window) -> set:
+        """Cards found where nothing changed since the first table was judged, alone and read
+        surely, and found there again after another table was judged: missed in every reading
+        until then, they lay there all along.  They join every judged table (the game is judged
+        again, see `_found_from_start`).  (Found once, a card may be the reader's invention: a
+        still picture is misread the same way in every frame.  Found where nothing changed
+        only since a later table, it may have been laid in a turn whose reading missed it, which
+        no picture can date: it stays unexplained.)"""
+        since_first = None if self._first_small is None else self._unmoved(window, self._first_small)
+        if since_first is None:
+            return set()
+        alone = {t for t in ghosts if not any(t in e for e in edges)}
+        seen = {t for t in alone - self._doubtful(alone, present, window)
+                if since_first(self.tracks[t].corners)}
+        start = {t for t in seen if any(
+            judged < len(self.history) and outline_share(self.tracks[t].corners, corners) >= 0.5
+            for corners, judged in self._alone_since_first)}
+        self._alone_since_first = \
+            [(self.tracks[t].corners, len(self.history)) for t in seen - start] + \
+            [(c, j) for c, j in self._alone_since_first if j == len(self.history)]
+        if start:
+            self._found_from_start({t: self._deck_reading(t) for t in start})
+        return start
 
     def _as_laid(self, entry: dict, cards: set, chains, table):
         """The judged table `entry` with `cards` laid in it, linked as they are in `chains`:

@@ -486,6 +486,9 @@ def _camera_retable_reason(correction: dict) -> str:
     """Why the camera had a table judged again, for the log."""
     def cards(codes: list, many: str) -> str:
         return " ".join(codes) if len(codes) <= 12 else many.format(len(codes))
+    if "found" in correction:
+        return (f"camera: {cards(correction['found'], '{} cards')} lay on the table from the "
+                "start (missed in every reading until now); the table is judged again with it")
     if "gone" not in correction:
         joined = correction.get("joined") or []
         return (f"camera: {cards(joined, 'a snake of {} cards')} was one snake, completed "

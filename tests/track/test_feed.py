@@ -8,7 +8,8 @@ from companion.web.app import create_app
 from ..web import conftest as web
 from .scene import StampedAnalyzer, game_frames, unstamp
 from .test_sources import GAP, GAP_PLAYERS, _gap_game
-from .test_tracker import GAME, PLAYERS, TAKEN_ALONE, TAKEN_WITH_A_CARD, _identity, summary
+from .test_tracker import (FROM_START, GAME, PLAYERS, TAKEN_ALONE, TAKEN_WITH_A_CARD, _identity,
+                           summary)
 
 service = web.service     # the dashboard's service fixture, as its own tests use it
 
@@ -126,15 +127,28 @@ REJOIN = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-
           [[], [], ["H-orange"]]]
 
 
-class MissesTheTail(StampedAnalyzer):
-    """Every reading of the third table misses T-purple (and so the link to it)."""
+class MissesIn(StampedAnalyzer):
+    """Every reading of one table (`table`) misses the card of these `colours` (and so its
+    links)."""
+
+    def __init__(self, tables, table: int, colours: list[str]):
+        super().__init__(tables)
+        self.table, self.colours = table, colours
 
     def __call__(self, image):
         from companion.bench.games import keep_cards
         data = super().__call__(image)
-        if unstamp(image) == 2:
-            data = keep_cards(data, [c for c in data["cards"] if c["colours"] != ["purple"]])
+        if unstamp(image) == self.table:
+            data = keep_cards(data, [c for c in data["cards"] if c["colours"] != self.colours])
         return data
+
+
+def _served(service, feed):
+    """The dashboard's game once the feed has been followed to its end."""
+    game = service.new_game(PLAYERS, feed.source, feed)
+    service.wait_for_feed(timeout=60)
+    assert service.feed_error is None
+    return game
 
 
 def tracker_feed(tmp_path, tables, analyzer, **options):
@@ -145,7 +159,7 @@ def tracker_feed(tmp_path, tables, analyzer, **options):
 
 
 def test_a_table_the_tracker_judges_again_is_sent_naming_that_table(tmp_path):
-    feed = tracker_feed(tmp_path, REJOIN, MissesTheTail(REJOIN))
+    feed = tracker_feed(tmp_path, REJOIN, MissesIn(REJOIN, 2, ["purple"]))
     events = list(feed.events())
     tables = [e for e in events if e.table is not None]
     (correction,) = [e.correction for e in events if e.correction is not None]
@@ -159,10 +173,8 @@ def test_a_table_the_tracker_judges_again_is_sent_naming_that_table(tmp_path):
 def test_a_table_the_tracker_judges_again_is_judged_again_in_the_dashboards_history(
         service, tmp_path):
     from companion.game.referee import judge_record
-    feed = tracker_feed(tmp_path, REJOIN, MissesTheTail(REJOIN))
-    game = service.new_game(PLAYERS, feed.source, feed)
-    service.wait_for_feed(timeout=60)
-    assert service.feed_error is None
+    feed = tracker_feed(tmp_path, REJOIN, MissesIn(REJOIN, 2, ["purple"]))
+    game = _served(service, feed)
     client = create_app(service, testing=True).test_client()
     account = feed.tracker.account()
     want = judge_record({"players": PLAYERS, "frames": [{"table": t} for t in REJOIN]})
@@ -201,9 +213,7 @@ def test_cards_whose_going_was_confirmed_late_are_sent_as_the_tables_they_change
 
 
 def _dashboard_equals_the_trackers_account(service, feed):
-    game = service.new_game(PLAYERS, feed.source, feed)
-    service.wait_for_feed(timeout=60)
-    assert service.feed_error is None
+    game = _served(service, feed)
     client = create_app(service, testing=True).test_client()
     account = feed.tracker.account()
     scores = client.get("/api/scores").get_json()
@@ -270,3 +280,19 @@ def test_a_removal_names_only_tables_the_feed_sent_and_puts_a_table_in_only_befo
     assert correction["table_number"] == 1 and correction["before_number"] == 3
     assert record.entries[3] is tracker.history[1] and record.indexes[3] == 99
     assert _corrections(tracker, told, sent(0, 3), 99) == []   # the table cut was never sent
+
+
+def test_a_card_found_to_have_lain_there_from_the_start_is_sent_as_the_tables_it_changed(
+        service, tmp_path):
+    # every reading of the first table misses H-red, which lies there from the start
+    feed = tracker_feed(tmp_path, FROM_START, MissesIn(FROM_START, 0, ["red"]))
+    game = _served(service, feed)
+    view = service.view(service.store.game(game.id))
+    retables = [e for e in view.log if e["kind"] == "retable"]
+    # the two tables sent without it, each judged again with it; the camera's readings stay
+    assert len(retables) == 2 and all("from the start" in e["data"]["reason"] for e in retables)
+    assert [any("H-red" in chain for chain in f.table) for f in view.frames] == [True] * 4
+    assert ["H-red"] not in view.frames[0].observed
+    account = feed.tracker.account()
+    assert summary(view.moves) == summary(account["moves"])
+    assert [m["action"] for m in view.moves] == ["extend", "new", "extend"]

@@ -1087,3 +1087,22 @@ def test_a_card_laid_where_a_snake_was_taken_does_not_wait_for_ever():
     assert [m["action"] for m in want["moves"]] == ["complete", "new", "extend"]
     assert summary(tracker.moves) == summary(want["moves"])
     assert tracker.stats["deferred"] >= 1 and tracker.stats["desync_settles"] == 0
+
+
+# H-red lies on the table from the start, but every reading of the first table misses it
+FROM_START = [[["M-blue-green"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red"], ["T-orange"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red", "M-red-purple"], ["T-orange"]]]
+
+
+def test_a_card_missed_in_the_first_table_and_found_where_nothing_changed_lay_there_all_along():
+    # found where nothing changed since the first table, in two tables judged apart, it is no
+    # invention of the reader: every judged table is corrected to hold it, and the card later
+    # laid against it is an ordinary extension, judged in its turn
+    tracker, p = run(FROM_START, fault=_miss_in({1, 2, 3}, ["red"]))
+    assert tracker.stats["from_start"] == 1
+    assert summary(tracker.moves) == summary(expected(FROM_START)["moves"])
+    assert [m["action"] for m in tracker.moves] == ["extend", "new", "extend"]
+    assert all(["H-red"] in entry["table"] for entry in tracker.history[:3])
+    assert not tracker.desync
