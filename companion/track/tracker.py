@@ -373,12 +373,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             mostly = unmoved_test(self.gate, self._pictures.last, window.small, _shape(window),
                                   self.settings.nudged_fraction) if len(self._pictures) > 1 else None
             nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
-            late_found = {**self._pictures.seen_before(added, waited),
-                          **self._pictures.laid_unseen({t: self.tracks[t].corners for t in stale},
+            # (a card that waited was laid by the picture that first showed it, whatever its
+            # place did after: a card laid against it changes the pixels there too)
+            late_found = {**self._pictures.laid_unseen({t: self.tracks[t].corners for t in stale},
                                                        window.small, _shape(window)),
                           **self._pictures.laid_unseen({t: self.tracks[t].corners for t in nudged},
                                                        self._pictures.last, _shape(window)),
-                          **self._laid_before_push(added - stale - nudged, present, edges, window)}
+                          **self._laid_before_push(added - stale - nudged, present, edges, window),
+                          **self._pictures.seen_before(added, waited)}
             ghosts = stale - set(late_found)
             start = self._there_from_start(ghosts, present, edges, window)
             if start:

@@ -1106,3 +1106,19 @@ def test_a_card_missed_in_the_first_table_and_found_where_nothing_changed_lay_th
     assert [m["action"] for m in tracker.moves] == ["extend", "new", "extend"]
     assert all(["H-red"] in entry["table"] for entry in tracker.history[:3])
     assert not tracker.desync
+
+
+def test_two_cards_that_waited_in_turn_are_judged_in_their_own_turns():
+    # M-green-yellow is read unsure when laid, and waits; M-yellow-red, laid against it in the
+    # next turn, is read unsure there and waits too.  Laying it changed the pixels at the edge
+    # of the first card, but the first was laid by the picture that first showed it: two
+    # extensions in turn, not one player's two cards
+    tables = [[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["H-orange"]]]
+    first = _misread_in({4, 5, 6}, ["green", "yellow"], ["green", "orange"])
+    second = _misread_in({7, 8, 9}, ["yellow", "red"], ["yellow", "purple"])
+    tracker, p = run(tables, fault=lambda data, call: second(first(data, call), call))
+    assert tracker.stats["deferred"] == 2
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert [m["action"] for m in tracker.moves] == ["extend", "extend", "new"]
