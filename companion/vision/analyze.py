@@ -17,13 +17,16 @@ from .cloth import cloth_cells
 from .extend import card_of, extend_snakes
 from .find import find_cards
 from .profile import Profile, load_profile
-from .recognise import CardReading, Recogniser
+from .paper import PAPER_FILE, PaperModel
+from .recognise import MODELS_DIR, CardReading, Recogniser
 
 class Analyzer:
     def __init__(self, profile: Profile | str | Path | None = None,
                  models_dir: str | Path | None = None):
         self.profile = profile if isinstance(profile, Profile) else load_profile(profile)
         self.recogniser = Recogniser.load(models_dir)
+        # the finder's learnt card-or-table map (`companion train` writes it beside the recogniser)
+        self.paper = PaperModel.load(Path(models_dir or MODELS_DIR) / PAPER_FILE)
         # imported here: the calibration package builds on the vision, not the other way round
         from companion.calibrate.adapt import ProfileAdapter
         # what a calibration learned about this deck (its colours, its pairs, its kinds); None without one
@@ -34,7 +37,7 @@ class Analyzer:
 
     def read(self, image: np.ndarray) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right)."""
-        readings = self._recognise(image, find_cards(image, self.profile))
+        readings = self._recognise(image, find_cards(image, self.profile, paper=self.paper))
         readings = without_cloth(image, readings)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)

@@ -1,6 +1,7 @@
 """Find every card on the table as a four-cornered outline.
 
-Candidates come from several binary maps in which cards stand out (`maps`):
+Candidates come from several binary maps in which cards stand out (`maps`,
+and the learnt card-or-table map of `paper` when its model is given):
 every region whose outline is a convex quadrilateral of card proportions is
 a candidate (`quads`), and overlapping candidates keep the one whose outline
 fits best.  Regions made of several cards touching end to end are cut into
@@ -15,8 +16,9 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from .maps import CardMap, candidate_masks, local_contrast_masks, rare_colour_masks
+from .maps import CardMap, candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
+from .paper import PaperModel, paper_maps, pixel_features
 from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
@@ -44,6 +46,13 @@ TWO_CARDS = 1.2           # ... of less, at most one card (cards overlapping, or
 FAN_CARDS = 1.6           # ... of less, perhaps a fan of cards overlapping
 ALONE_CONTRAST = 0.45      # share of its outline showing a card's step: a card between two neighbours in a
                            # row shows the table along its two long sides only (a half, less some noise)
+PIECE_CONTRAST = 0.6       # ... of a card cut from a row (where it was cut is a guess)
+PAPER_FILL = 0.78          # a region of the learnt map filling this much of its least rectangle is a card
+PAPER_ASPECT_SLACK = 1.3   # ... whose proportions are the deck's give or take this factor (the view squeezes)
+PAPER_SNAP = 0.12          # ... its sides moved onto edges this many of its widths away at most
+PAPER_TRUST = 0.55         # ... fitting below every polygon: a loose fit of a coarse map
+PAPER_PIECE_CONTRAST = 0.3  # a card cut from a row of the learnt map: its map fades over a few pixels, so
+                            # little of its outline shows the full step
 
 
 class Blob(NamedTuple):
@@ -72,14 +81,14 @@ def work_scale(shape: tuple[int, ...]) -> float:
 
 
 def find_cards(image: np.ndarray, profile: Profile | None = None,
-               min_short_side: float = MIN_SHORT_SIDE) -> list[CardOutline]:
+               min_short_side: float = MIN_SHORT_SIDE, paper: PaperModel | None = None) -> list[CardOutline]:
     """Every card-like quadrilateral in a BGR image, corners in image pixels."""
     scale = work_scale(image.shape)
     small = image if scale == 1.0 else cv2.resize(
         image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     min_side = max(8.0, min_short_side * scale * 0.8)
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range
-    found = find_quads(small, min_side, aspect_lo, aspect_hi)
+    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper)
     outlines = [CardOutline(order_corners(q / scale), s) for q, s in found]
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -102,8 +111,8 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 
 # --------------------------------------------------------------------------- the search
 
-def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
-               aspect_hi: float = 1.6) -> list[tuple[np.ndarray, float]]:
+def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
+               paper: PaperModel | None = None) -> list[tuple[np.ndarray, float]]:
     """(quad, score) for every card found in the (already downscaled) image."""
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
@@ -113,7 +122,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     seen: set[tuple[int, int, int, int, int]] = set()
     last_resort = []   # cards fitted loosely, or grown from a side: only where nothing else was found
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
-    maps, edges = candidate_masks(lab)
+    maps, edges, distance = candidate_masks(lab)
     # the last of these maps is made of edges: its regions have a rim by construction,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
     # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
@@ -124,6 +133,12 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     masks += [(m, rarity[..., None]) for m in rare]
     local, near_maps = local_contrast_masks(lab)
     masks += [(m, local[..., None]) for m in near_maps]
+    paper_p = None
+    if paper is not None:
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        p = paper.probability(pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local, distance), lab.shape)
+        paper_p = p[..., None]
+        masks += [(m, paper_p) for m in paper_maps(p)]
     for (mask, closed, step, whole_only, rounded), contrast_in in masks:
         from_edges = contrast_in is edges
         to_cut = [] if whole_only else blobs
@@ -168,6 +183,12 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
                         _shortest_side(boxed) >= min_side * 0.9 and \
                         edge_contrast(contrast_in, boxed, step) >= ALONE_CONTRAST:
                     last_resort.append((boxed, boxed_score))
+            if score == 0 and contrast_in is paper_p:
+                # a loose fit, and perhaps two cards side by side: only where nothing else is found
+                loose, loose_score = _paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
+                if loose_score > 0 and _shortest_side(loose) >= min_side * 0.9 and \
+                        edge_contrast(contrast_in, loose, step) >= ALONE_CONTRAST:
+                    last_resort.append((loose, loose_score))
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
                 if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
                     singles.append((quad, score * ROUNDED_TRUST if rounded else score, whole_only))
@@ -229,7 +250,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
         else:
-            pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= 0.6)
+            least = PAPER_PIECE_CONTRAST if contrast_in is paper_p else PIECE_CONTRAST
+            pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)
     pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9]
@@ -241,6 +263,25 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0,
     found = suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
     return found + [(q, s) for q, s in suppress(last_resort)
                     if not any(polygon_iou(q, f) > 0.2 or _contains(f, q) or _contains(q, f) for f, _ in found)]
+
+
+def _paper_card(gray: np.ndarray, rect, fill: float, aspect_lo: float,
+                aspect_hi: float) -> tuple[np.ndarray | None, float]:
+    """(quad, score) of a card from a region of the learnt map, or (None, 0).
+
+    The learnt map is made on a coarse copy: its regions are the cards'
+    places but their outlines are ragged, and no polygon fits them.  A region
+    that fills its least rectangle as a card does is that card; its sides
+    are then moved onto the picture's own edges nearby.
+    """
+    (_, _), (rw, rh), _ = rect
+    short, long_ = min(rw, rh), max(rw, rh)
+    aspect = long_ / max(1.0, short)
+    if fill < PAPER_FILL or not aspect_lo / PAPER_ASPECT_SLACK <= aspect <= aspect_hi * PAPER_ASPECT_SLACK:
+        return None, 0.0
+    box = CardOutline(order_corners(cv2.boxPoints(rect).astype(np.float64)))
+    snapped = refine_corners(gray, box, max(3, int(PAPER_SNAP * short)))
+    return snapped.corners, PAPER_TRUST * fill
 
 
 def size_prior(cands: list[tuple[np.ndarray, float]],

@@ -41,9 +41,9 @@ def _closing_size(shape: tuple[int, ...]) -> int:
     return max(3, int(round(max(shape[0], shape[1]) / 200)))
 
 
-def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray]:
-    """Binary maps in which cards are likely to stand out as regions, and the edges the
-    last of them is made of (`rim_edges`).
+def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray, np.ndarray]:
+    """Binary maps in which cards are likely to stand out as regions, the edges the
+    last of them is made of (`rim_edges`) and the distance from the table's colours.
 
     A pixel is foreground when its colour is far from every colour the table
     is made of (a patterned cloth has several).  Open maps keep the notches
@@ -69,7 +69,7 @@ def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray]:
         out.append(CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, step))
     edges = rim_edges(lab[..., 0])
     out.append(CardMap(edge_regions(edges, k + 2), False))
-    return out, edges
+    return out, edges, dist
 
 
 def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:

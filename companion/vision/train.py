@@ -22,6 +22,9 @@ from .find import find_cards
 from .outline import CardOutline, match_quads, order_corners
 from .recognise import (EVIDENCE_SIGNS, FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, end_evidence,
                         end_group, face_atypicality, face_surprise, kind_matrix, measure_all, orient)
+from .paper import PAPER_FILE
+from .paper_train import train_paper
+from .paper_train import SCENES as PAPER_SCENES
 from .seeds import scene_seed
 
 TIER_MIX = ("easy", "medium", "hard", "hard", "medium")
@@ -63,7 +66,8 @@ def edge_labels(outline, truth: dict) -> tuple[list[int], list[str | None]]:
 
 
 class Samples:
-    def __init__(self):
+    def __init__(self, paper=None):
+        self.paper = paper   # the learnt map the finder uses (`paper.PaperModel`), if any
         self.measures: list[CardMeasure] = []
         self.lengths: list[np.ndarray] = []
         self.kinds: list[str] = []
@@ -84,7 +88,7 @@ class Samples:
 
     def add_scene(self, image: np.ndarray, truth: dict, visibility: dict | None = None,
                   rng: np.random.Generator | None = None) -> None:
-        outlines = find_cards(image)
+        outlines = find_cards(image, paper=self.paper)
         m = match_outlines(truth["cards"], outlines)
         self.scenes += 1
         self.truth += len(truth["cards"])
@@ -115,11 +119,12 @@ class Samples:
             self.edge_colour.append(cols)
 
 
-def render_set(purpose: str, base: int, count: int, styles, progress=None, foreign: bool = False) -> Samples:
+def render_set(purpose: str, base: int, count: int, styles, progress=None, foreign: bool = False,
+               paper=None) -> Samples:
     """`count` scenes of `purpose`; with `foreign`, scenes of their own (indices from
     FOREIGN_INDEX) each with FOREIGN_PER_SCENE other games' cards more than the tier lays."""
     from companion.synth.scene import render_scene
-    samples = Samples()
+    samples = Samples(paper)
     first = FOREIGN_INDEX if foreign else 0
     for i in range(count):
         seed = scene_seed(purpose, base, first + i)
@@ -355,23 +360,26 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
 
     scenes = 360 if scenes is None else scenes
     validate = min(30, max(2, scenes // 4)) if validate is None else validate
+    # the finder's learnt map first: the recognition models learn from what the finder finds with it
+    paper, paper_report = train_paper(seed, TIER_MIX, PAPER_SCENES if scenes >= PAPER_SCENES else scenes,
+                                      validate, HELD_OUT_STYLE, progress)
     progress(f"rendering {scenes} training scenes (styles {', '.join(TRAIN_STYLES)}, seed {seed})")
-    samples = render_set("train", seed, scenes, TRAIN_STYLES, progress)
-    samples.extend(render_set("train", seed, max(1, scenes // 6), TRAIN_STYLES, progress, foreign=True))
+    samples = render_set("train", seed, scenes, TRAIN_STYLES, progress, paper=paper)
+    samples.extend(render_set("train", seed, max(1, scenes // 6), TRAIN_STYLES, progress, foreign=True, paper=paper))
     progress(f"rendering {validate} validation scenes in the held-out style {HELD_OUT_STYLE!r}")
-    held = render_set("validate", seed, validate, (HELD_OUT_STYLE,), progress)
+    held = render_set("validate", seed, validate, (HELD_OUT_STYLE,), progress, paper=paper)
     # the thresholds are quantiles of the tune set's true faces and error counts over its
     # foreign cards: a third as many scenes as training, and a sixth more rich in foreign cards
     tune_scenes, tune_foreign = max(2, scenes // 3), max(2, scenes // 6)
     progress(f"rendering {tune_scenes} tuning scenes and {tune_foreign} rich in foreign cards "
              "(training styles, seeds of their own)")
-    tune = render_set("tune", seed, tune_scenes, TRAIN_STYLES, progress)
-    tune.extend(render_set("tune", seed, tune_foreign, TRAIN_STYLES, progress, foreign=True))
-    return write_models(samples, held, seed, out_dir, progress, tune)
+    tune = render_set("tune", seed, tune_scenes, TRAIN_STYLES, progress, paper=paper)
+    tune.extend(render_set("tune", seed, tune_foreign, TRAIN_STYLES, progress, foreign=True, paper=paper))
+    return write_models(samples, held, seed, out_dir, progress, tune, paper, paper_report)
 
 
 def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path | None = None,
-                 progress=print, tune: Samples | None = None) -> dict:
+                 progress=print, tune: Samples | None = None, paper=None, paper_report: dict | None = None) -> dict:
     """Fit on `samples`, choose the face threshold on `tune`, score on `held`, write models/
     (joblib, training.json, README.md)."""
     import joblib
@@ -394,11 +402,15 @@ def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path
         "tune_scenes": tune.scenes - tune.foreign_scenes if tune is not None else 0,
         "tune_foreign_scenes": tune.foreign_scenes if tune is not None else 0,
         "thresholds": dict(models.get("thresholds", {})),
+        "paper": paper_report,
     }
     # the time taken is only said, never stored: the same seed must give the same bytes
     progress(f"fitted and scored in {time.time() - t0:.1f} s")
     models["meta"] = report
     joblib.dump(models, out / MODEL_FILE, compress=3)
+    if paper is not None:
+        paper.meta = paper_report or {}
+        paper.save(out / PAPER_FILE)
     (out / "training.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "README.md").write_text(models_readme(report))
     progress(json.dumps(report["held_out"]))
@@ -409,6 +421,13 @@ def models_readme(report: dict) -> str:
     """models/README.md: what each file is, what it learned from, how it scored on held-out data."""
     tr, ho = report["train"], report["held_out"]
     kinds = ", ".join(f"{k} {n}" for k, n in report["kind_counts"].items())
+    paper = report.get("paper") or {}
+    paper_ho, paper_tr = paper.get("held_out", {}), paper.get("train", {})
+    paper_layers = "layers of " + " and ".join(str(n) for n in paper.get("layers", [])) + " units"
+    paper_features, paper_scenes = paper.get("features"), paper.get("scenes_per_stage")
+    paper_held, held_style = paper.get("held_out_scenes"), report["held_out_style"]
+    paper_accuracy, paper_recall = paper_ho.get("accuracy"), paper_ho.get("card_recall")
+    paper_precision, paper_train_accuracy = paper_ho.get("card_precision"), paper_tr.get("accuracy")
     return f"""# Trained models
 
 Written by `companion train --seed {report['seed']}` (do not edit by hand; rerun it).
@@ -422,6 +441,17 @@ loaded once by `companion.vision.recognise.Recogniser`:
 | `edge` (logistic regression) | whether a card edge is a connecting edge (a body meets it) | colour statistics of the edge zone, white-balanced on the card's paper |
 | `kind` (five small neural networks, their probabilities averaged) | head, tail, middle, rainbow_head, rainbow_tail, back, unknown, none (not a card) | body-shape profile along the card, stripe measures, edge probabilities |
 | `colour` (logistic regression) | the palette colour at a connecting edge | Lab statistics of the end zone after per-card white balance |
+
+`paper.joblib` holds the finder's learnt card-or-table map (`companion.vision.paper.PaperModel`,
+loaded by `companion.vision.analyze.Analyzer`): two small neural networks ({paper_layers}) over
+{paper_features} features of each pixel of a coarse copy of the picture (its colour beside the
+table's, how rare that colour is on the table, how smooth and how edged its neighbourhood is,
+each also as a ratio to the table's own), the second also seeing the first one's map around the
+pixel.  Each stage learnt from {paper_scenes} scenes of its own (purpose "train", the tiers and
+styles below, 640x480 to 1920x1080); pixels are drawn evenly from cards, table, and the table
+just around cards.  On the drawn pixels of {paper_held} held-out hard scenes in `{held_style}`:
+accuracy {paper_accuracy}, card recall {paper_recall}, card precision {paper_precision}
+(training: {paper_train_accuracy}).
 
 ## Trained on
 

@@ -27,19 +27,21 @@ def test_train_writes_loadable_models_and_their_report(tmp_path, small_scene):
     assert report["held_out_style"] == HELD_OUT_STYLE and HELD_OUT_STYLE not in report["train_styles"]
     assert report["train_scenes"] == 6
     assert "held out" in (tmp_path / "README.md").read_text()
+    assert report["paper"]["held_out"]["pixels"] > 0
     result = Analyzer(models_dir=tmp_path).analyze(small_scene.image)
     assert result["cards"]  # a model fitted on six scenes still reads a plain table
 
 
 @pytest.mark.slow
 def test_the_same_seed_gives_the_same_model_bytes(tmp_path):
+    from companion.vision.paper import PAPER_FILE
     from companion.vision.recognise import MODEL_FILE
     from companion.vision.train import train
 
     runs = [tmp_path / "a", tmp_path / "b"]
     for out in runs:
         train(seed=5, out_dir=out, scenes=3, validate=1, progress=lambda _: None)
-    for name in (MODEL_FILE, "training.json", "README.md"):
+    for name in (MODEL_FILE, PAPER_FILE, "training.json", "README.md"):
         assert (runs[0] / name).read_bytes() == (runs[1] / name).read_bytes(), name
 
 

@@ -1,0 +1,183 @@
+"""Where the table stops and the cards begin, learnt pixel by pixel (`PaperModel`).
+
+Each thresholded map of `maps` holds the cards on some tables and loses them
+on others: cream paper on a cloth whose light squares are cream shares every
+colour with the table, and only its lack of the cloth's pattern tells it
+apart.  A small classifier weighs, for each pixel of a coarse copy of the
+picture, its colour beside the table's (the border ring's), how rare that
+colour is on the table, how smooth and how edged its neighbourhood is at
+three widths, and how those compare with the table's own: what the table
+looks like is measured on every picture, so the model learns what a card is
+*against* the table rather than any one table's colours.  It is trained on
+rendered tables of known truth (`companion train`); its map is one more map
+for `find`, whose outlines must still prove themselves as cards.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .maps import CardMap, _closing_size, _ring
+
+PAPER_FILE = "paper.joblib"      # in models/, beside the recogniser
+COARSE_LONG_SIDE = 480            # px: cards of 40 px in a 1280 px picture keep 15 px here
+WINDOWS = (3, 7, 15)              # coarse px: the neighbourhoods whose smoothness is measured
+CONTEXT_WINDOWS = (5, 11, 21, 41)  # coarse px: the first stage's map is averaged over these
+PAPER_LEVEL = 128                 # a pixel more likely card than table
+PAPER_STEP = 100                  # P(card) x 255 falls by this much across a card's outline
+FEATURE_NAMES = (
+    "L", "a", "b", "L_even", "rarity", "local", "table_distance",
+    "L_std3", "L_std7", "L_std15", "ab_std7", "grad", "grad7", "grad15",
+    "rarity7", "rarity15", "L_vs15", "L_vs31", "grad_vs_table", "std7_vs_table",
+    "L_std31", "a_vs31", "b_vs31", "coherence7", "coherence15",
+)
+
+
+def coarse_factor(shape: tuple[int, ...]) -> int:
+    """The whole-number reduction from the searched copy to the coarse one."""
+    return max(1, round(max(shape[0], shape[1]) / COARSE_LONG_SIDE))
+
+
+def _shrink(a: np.ndarray, f: int) -> np.ndarray:
+    if f == 1:
+        return a
+    h, w = a.shape[:2]
+    return cv2.resize(a, (w // f, h // f), interpolation=cv2.INTER_AREA)
+
+
+def _box(a: np.ndarray, k: int) -> np.ndarray:
+    return cv2.boxFilter(a, cv2.CV_32F, (k, k), borderType=cv2.BORDER_REFLECT)
+
+
+@contextmanager
+def _one_thread():
+    """OpenCV on one thread: its box filter keeps running sums per band of rows, and the bands
+    follow the threads at hand, so that a busier machine would give other bits (and a retrained
+    model other bytes)."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def _std(a: np.ndarray, k: int) -> np.ndarray:
+    m = _box(a, k)
+    return np.sqrt(cv2.max(_box(a * a, k) - m * m, 0.0))
+
+
+@_one_thread()
+def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, local: np.ndarray,
+                   distance: np.ndarray) -> np.ndarray:
+    """(h, w, len(FEATURE_NAMES)) float32 features of the coarse copy of the searched picture.
+
+    Every input is of the searched copy's size; colours are measured from the
+    table's median on the border ring, smoothness and edges also as a ratio
+    to the table's own, so that a busy cloth and a plain one read alike.
+    """
+    f = coarse_factor(lab.shape)
+    lab = _shrink(lab, f).astype(np.float32)
+    L = lab[..., 0]
+    ring = _ring(lab)
+    table = np.median(ring, axis=0)
+    even = _shrink(even_l, f).astype(np.float32)
+    even -= float(np.median(_ring(even[..., None])))
+    gx, gy = cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1)
+    grad = np.sqrt(gx * gx + gy * gy)  # (numpy: exactly rounded, whatever the memory alignment)
+    rare = _shrink(rarity, f).astype(np.float32)
+    std7 = _std(L, 7)
+    ab_std = _std(lab[..., 1], 7) + _std(lab[..., 2], 7)
+    grad7, grad15 = _box(grad, 7), _box(grad, 15)
+    table_grad = float(np.median(_ring(grad7[..., None]))) + 1.0
+    table_std = float(np.median(_ring(std7[..., None]))) + 1.0
+    planes = [
+        L - table[0], lab[..., 1] - table[1], lab[..., 2] - table[2], even, rare,
+        _shrink(local, f).astype(np.float32), _shrink(distance, f).astype(np.float32),
+        _std(L, 3), std7, _std(L, 15), ab_std, grad, grad7, grad15,
+        _box(rare, 7), _box(rare, 15), L - _box(L, 15), L - _box(L, 31),
+        grad7 / table_grad, std7 / table_std,
+        _std(L, 31), lab[..., 1] - _box(lab[..., 1], 31), lab[..., 2] - _box(lab[..., 2], 31),
+        *(_coherence(gx, gy, k) for k in (7, 15)),
+    ]
+    return cv2.merge(planes)
+
+
+@_one_thread()
+def context_features(features: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The features with the first stage's map around each pixel (auto-context).
+
+    Alone, a pixel of a card's paper beside a light square of the cloth is
+    as likely table as card; seen with the map around it (the card's middle
+    sure, a straight run of doubt beside it) it is not.
+    """
+    planes = [p] + [_box(p, k) for k in CONTEXT_WINDOWS]
+    square = np.ones((7, 7), np.uint8)
+    planes += [cv2.erode(p, square), cv2.dilate(p, square)]
+    return np.concatenate([features, cv2.merge(planes)], axis=2)
+
+
+def _coherence(gx: np.ndarray, gy: np.ndarray, k: int) -> np.ndarray:
+    """How much the gradients around a pixel share one direction (structure tensor), 0-1.
+
+    A striped or woven cloth is edged all one way over and over; a card's
+    paper has no edges and its outline only a few.
+    """
+    xx, yy, xy = _box(gx * gx, k), _box(gy * gy, k), _box(gx * gy, k)
+    return np.sqrt((xx - yy) ** 2 + 4.0 * xy * xy) / (xx + yy + 1.0)
+
+
+class PaperModel:
+    """The learnt card-or-table map in two stages: the pixel's own features, then those and
+    the first stage's map around it."""
+
+    def __init__(self, first, second, meta: dict | None = None):
+        self.first, self.second, self.meta = first, second, meta or {}
+
+    @classmethod
+    def load(cls, path: str | Path) -> "PaperModel | None":
+        """The model written by `companion train`, or None where there is none (the finder
+        then does without it)."""
+        path = Path(path)
+        if not path.is_file():
+            return None
+        import joblib
+        d = joblib.load(path)
+        return cls(d["first"], d["second"], d.get("meta"))
+
+    def save(self, path: str | Path) -> None:
+        import joblib
+        joblib.dump({"first": self.first, "second": self.second, "meta": self.meta}, path, compress=3)
+
+    def first_probability(self, features: np.ndarray) -> np.ndarray:
+        """The first stage's P(card) per pixel of the coarse copy, float32."""
+        return _predict(self.first, features)
+
+    def coarse_probability(self, features: np.ndarray) -> np.ndarray:
+        """P(card) per pixel of the coarse copy, float32."""
+        return _predict(self.second, context_features(features, self.first_probability(features)))
+
+    def probability(self, features: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """P(card) per pixel, 0-255, at `shape` (the searched copy's)."""
+        coarse = 255.0 * self.coarse_probability(features)
+        return cv2.resize(coarse, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.uint8)
+
+
+def _predict(classifier, features: np.ndarray) -> np.ndarray:
+    h, w = features.shape[:2]
+    return classifier.predict_proba(features.reshape(h * w, -1))[:, 1].astype(np.float32).reshape(h, w)
+
+
+def paper_maps(probability: np.ndarray) -> list[CardMap]:
+    """The open and closed maps of the pixels more likely card than table."""
+    k = _closing_size(probability.shape)
+    closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    m = cv2.threshold(probability, PAPER_LEVEL, 255, cv2.THRESH_BINARY)[1]
+    # thin runs of doubt (a light stripe of the cloth touching a card) part from the cards
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+    return [CardMap(m, False, PAPER_STEP),
+            CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, PAPER_STEP)]
+
