@@ -22,12 +22,11 @@ import numpy as np
 
 from .maps import CardMap, _closing_size, _ring
 
-PAPER_FILE = "paper.joblib"      # in models/, beside the recogniser
-COARSE_LONG_SIDE = 480            # px: cards of 40 px in a 1280 px picture keep 15 px here
-WINDOWS = (3, 7, 15)              # coarse px: the neighbourhoods whose smoothness is measured
+PAPER_FILE = "paper.joblib"        # in models/, beside the recogniser
+COARSE_LONG_SIDE = 480             # px: cards of 40 px in a 1280 px picture keep 15 px here
 CONTEXT_WINDOWS = (5, 11, 21, 41)  # coarse px: the first stage's map is averaged over these
-PAPER_LEVEL = 128                 # a pixel more likely card than table
-PAPER_STEP = 100                  # P(card) x 255 falls by this much across a card's outline
+PAPER_LEVEL = 128                  # a pixel more likely card than table
+PAPER_STEP = 100                   # P(card) x 255 falls by this much across a card's outline
 FEATURE_NAMES = (
     "L", "a", "b", "L_even", "rarity", "local", "table_distance",
     "L_std3", "L_std7", "L_std15", "ab_std7", "grad", "grad7", "grad15",
