@@ -1,6 +1,7 @@
-"""`companion train`: rebuild the recognition models from rendered scenes of known truth.
+"""`companion train`: rebuild the models from rendered scenes of known truth.
 
-The training set is rendered in the training styles only (never the held-out
+First the finder's learnt card-or-table map (`paper_train`), since what the
+finder finds with it is what the recognition models then learn from.  The training set is rendered in the training styles only (never the held-out
 one) from seeds the bench never uses (`seeds.scene_seed`).  Every found card
 is matched to the truth by outline overlap: it teaches the edge model which
 of its edges connect (and the colour model their colours), and the kind
@@ -23,8 +24,7 @@ from .outline import CardOutline, match_quads, order_corners
 from .recognise import (EVIDENCE_SIGNS, FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, end_evidence,
                         end_group, face_atypicality, face_surprise, kind_matrix, measure_all, orient)
 from .paper import PAPER_FILE
-from .paper_train import train_paper
-from .paper_train import SCENES as PAPER_SCENES
+from .paper_train import SCENES as PAPER_SCENES, train_paper
 from .seeds import scene_seed
 
 TIER_MIX = ("easy", "medium", "hard", "hard", "medium")
@@ -361,8 +361,7 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
     scenes = 360 if scenes is None else scenes
     validate = min(30, max(2, scenes // 4)) if validate is None else validate
     # the finder's learnt map first: the recognition models learn from what the finder finds with it
-    paper, paper_report = train_paper(seed, TIER_MIX, PAPER_SCENES if scenes >= PAPER_SCENES else scenes,
-                                      validate, HELD_OUT_STYLE, progress)
+    paper, paper_report = train_paper(seed, TIER_MIX, min(PAPER_SCENES, scenes), validate, HELD_OUT_STYLE, progress)
     progress(f"rendering {scenes} training scenes (styles {', '.join(TRAIN_STYLES)}, seed {seed})")
     samples = render_set("train", seed, scenes, TRAIN_STYLES, progress, paper=paper)
     samples.extend(render_set("train", seed, max(1, scenes // 6), TRAIN_STYLES, progress, foreign=True, paper=paper))
