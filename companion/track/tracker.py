@@ -261,7 +261,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             events += self._take_reading(*self._pending)
         events += self._settle() if self._window.readings else []
         for move in self.referee.finish():
-            events.append(self._move_event(move, [], []))
+            if self.history:   # the evidence of a snake collected at the end: the last judged table
+                move, _, _ = self._dress(move, len(self.history) - 1)
+            self.moves.append(move)
+            events.append(TrackEvent("move", self.last_frame, move))
         return events
 
     def account(self) -> dict:

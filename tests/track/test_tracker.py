@@ -1122,3 +1122,15 @@ def test_two_cards_that_waited_in_turn_are_judged_in_their_own_turns():
     assert tracker.stats["deferred"] == 2
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
     assert [m["action"] for m in tracker.moves] == ["extend", "extend", "new"]
+
+
+def test_a_complete_snake_still_out_when_the_game_ends_goes_to_whoever_completed_it():
+    tracker, p = run(GAME[:-1])           # the last snake is completed but never taken
+    events = tracker.finish()
+    moves = [e.data for e in events if e.kind == "move"]
+    assert len(moves) == 1 and moves[0]["collected"]
+    completed_by = p.moves()[-1]["player"]
+    assert moves[0]["player"] == completed_by
+    assert tracker.account()["moves"][-1] == moves[0]
+    assert tracker.account()["scores"][completed_by]["snakes"] == 1
+    assert moves[0]["evidence"]["after"] == p.moves()[-1]["evidence"]["after"]
