@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from .find import work_scale
-from .maps import colour_rarity, evenly_lit, local_contrast_masks, table_distance
+from .maps import candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
 from .paper import PaperModel, context_features, pixel_features
 from .seeds import scene_seed
 
@@ -32,9 +32,11 @@ def picture_features(image: np.ndarray) -> np.ndarray:
     scale = work_scale(image.shape)
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    rarity = colour_rarity(cv2.GaussianBlur(lab, (5, 5), 0))
+    # the very calls `find_quads` makes, so that training can never drift from the finder
+    # (the maps they also make are thrown away: training time, not the finder's)
+    rarity, _ = rare_colour_masks(lab)
     local, _ = local_contrast_masks(lab)
-    distance = table_distance(cv2.GaussianBlur(lab, (3, 3), 0))
+    _, _, distance = candidate_masks(lab)
     return pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local, distance)
 
 
