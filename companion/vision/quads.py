@@ -47,7 +47,9 @@ def refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
     All four sides at once: for side i the points near it (and not near its
     corners) give least squares for offset = k0 + k1 * t along the side.
-    (Runs for every region of every map: written for few array operations.)
+    (Runs for every region of every map: written for few array operations;
+    the four lines themselves are made on plain floats, too few for arrays
+    to pay.)
     """
     a = quad
     d = quad[_NEXT] - quad
@@ -55,14 +57,14 @@ def refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     if length.min() < 1e-6:
         return quad
     u = d / length[:, None]
-    n = np.empty_like(u)
-    n[:, 0], n[:, 1] = -u[:, 1], u[:, 0]
-    rx = points[:, 0] - a[:, 0, None]                        # (4, N)
-    ry = points[:, 1] - a[:, 1, None]
-    t = rx * u[:, 0, None] + ry * u[:, 1, None]
-    off = rx * n[:, 0, None] + ry * n[:, 1, None]
-    sel = (t > 0.15 * length[:, None]) & (t < 0.85 * length[:, None]) & \
-        (np.abs(off) < np.maximum(1.5, 0.04 * length)[:, None])
+    # (4, 1) columns against the points' (N,) rows: each side's direction, normal (-uy, ux), start
+    ux, uy = u[:, :1], u[:, 1:]
+    rx = points[:, 0] - a[:, :1]                        # (4, N)
+    ry = points[:, 1] - a[:, 1:]
+    t = rx * ux + ry * uy
+    off = rx * -uy + ry * ux
+    length = length[:, None]
+    sel = (t > 0.15 * length) & (t < 0.85 * length) & (np.abs(off) < np.maximum(1.5, 0.04 * length))
     cnt = sel.sum(axis=1)
     w = sel.astype(np.float64)
     safe = np.maximum(cnt, 1)
@@ -72,25 +74,30 @@ def refine_sides(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     wdt = w * dt
     var = (wdt * dt).sum(axis=1)
     cov = (wdt * (off - om[:, None])).sum(axis=1)
-    ok = (cnt >= 4) & (var > 0)
-    k1 = np.where(ok, cov / np.maximum(var, 1e-12), 0.0)
-    k0 = np.where(cnt >= 4, om - k1 * tm, 0.0)
-    direction = u + k1[:, None] * n
-    direction /= np.hypot(direction[:, 0], direction[:, 1])[:, None]
-    origin = a + k0[:, None] * n
+    corners = a.tolist()
+    origins, dx, dy = [], [], []
+    for (ux, uy), (ax, ay), count, v, c, t0, o0 in zip(u.tolist(), corners, cnt.tolist(), var.tolist(),
+                                                     cov.tolist(), tm.tolist(), om.tolist()):
+        k1 = c / max(v, 1e-12) if count >= 4 and v > 0 else 0.0
+        k0 = o0 - k1 * t0 if count >= 4 else 0.0
+        dx.append(ux + k1 * -uy)
+        dy.append(uy + k1 * ux)
+        origins.append((ax + k0 * -uy, ay + k0 * ux))
+    norm = np.hypot(dx, dy).tolist()
+    directions = [(x / s, y / s) for x, y, s in zip(dx, dy, norm)]
     # corner i where side i-1 meets side i; a corner far from the rough one means a bad fit
-    o, v = origin.tolist(), direction.tolist()
-    diagonal = np.hypot(*(quad - quad[[2, 3, 0, 1]]).T).tolist()
+    diagonal = np.hypot(*(quad - quad[_ACROSS]).T).tolist()
     out = []
     for i in range(4):
-        p = _intersect(o[i - 1], v[i - 1], o[i], v[i])
-        if p is None or math.hypot(p[0] - a[i, 0], p[1] - a[i, 1]) > 0.25 * diagonal[i]:
+        p = _intersect(origins[i - 1], directions[i - 1], origins[i], directions[i])
+        if p is None or math.hypot(p[0] - corners[i][0], p[1] - corners[i][1]) > 0.25 * diagonal[i]:
             return quad
         out.append(p)
     return np.array(out)
 
 
-_NEXT = [1, 2, 3, 0]
+_NEXT = np.array([1, 2, 3, 0])     # (arrays: a list index is made an array on every use)
+_ACROSS = np.array([2, 3, 0, 1])
 
 
 def _intersect(p, u, q, v):
