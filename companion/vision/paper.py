@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .maps import CardMap, _closing_size, _ring
+from .predict import positive_probability
 
 PAPER_FILE = "paper.joblib"        # in models/, beside the recogniser
 COARSE_LONG_SIDE = 480             # px: cards of 40 px in a 1280 px picture keep 15 px here
@@ -179,37 +180,8 @@ def _predict(classifier, features: np.ndarray) -> np.ndarray:
     the camera or serves the dashboard; and one thread gives the same bits on any machine."""
     h, w = features.shape[:2]
     with _blas().limit(limits=1, user_api="blas"):
-        p = _card_probability(classifier, features.reshape(h * w, -1))
+        p = positive_probability(classifier, features.reshape(h * w, -1))
     return p.astype(np.float32).reshape(h, w)
-
-
-def _card_probability(classifier, x: np.ndarray) -> np.ndarray:
-    """`classifier.predict_proba(x)[:, 1]`, for the scaler-and-network pipeline `companion train`
-    makes, with scikit-learn's own operations in its own order (the same bits) but without its
-    checks of the input, which cost a third as much as the network itself on every frame.
-    Any other classifier goes through scikit-learn."""
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.preprocessing import StandardScaler
-
-    steps = [step for _, step in getattr(classifier, "steps", ())]
-    if len(steps) != 2 or type(steps[0]) is not StandardScaler or type(steps[1]) is not MLPClassifier \
-            or x.dtype != np.float32 or not steps[0].with_mean or not steps[0].with_std \
-            or steps[1].activation != "relu" or steps[1].out_activation_ != "logistic" \
-            or any(c.dtype != np.float32 for c in steps[1].coefs_ + steps[1].intercepts_):
-        return classifier.predict_proba(x)[:, 1]
-    from scipy.special import expit
-
-    scaler, network = steps
-    a = x - scaler.mean_.astype(np.float32)   # StandardScaler.transform
-    a /= scaler.scale_.astype(np.float32)
-    last = len(network.coefs_) - 1
-    for i, (coef, intercept) in enumerate(zip(network.coefs_, network.intercepts_)):   # MLP._forward_pass_fast
-        a = a @ coef
-        a += intercept
-        if i != last:
-            np.maximum(a, 0, out=a)
-    expit(a, out=a)
-    return a.ravel()
 
 
 def paper_maps(probability: np.ndarray) -> list[CardMap]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .features import all_end_features, card_features, prepare_all, warp_card
 from .outline import CardOutline
+from .predict import probabilities
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 MODEL_FILE = "recognition.joblib"
@@ -240,7 +241,7 @@ class Recogniser:
                 for e in ((k, (k + 2) % 4) if kind == "middle" else (k,))]
         out = np.full(len(kinds), np.nan)
         if ends:
-            best = self.colour.predict_proba(np.array([edge_rows[i, e] for i, e in ends])).max(axis=1)
+            best = probabilities(self.colour, np.array([edge_rows[i, e] for i, e in ends])).max(axis=1)
             for (i, _), p in zip(ends, best):
                 out[i] = p if np.isnan(out[i]) else min(out[i], p)
         return out
@@ -268,7 +269,7 @@ class Recogniser:
         the turn that puts each card's first end first, kind features)."""
         measures = measure_all(image, outlines)
         edge_rows = edge_matrix(measures, [o.edge_lengths for o in outlines])
-        p_edge = self.edge.predict_proba(edge_rows.reshape(-1, edge_rows.shape[2]))
+        p_edge = probabilities(self.edge, edge_rows.reshape(-1, edge_rows.shape[2]))
         p_edge = p_edge[:, list(self.edge.classes_).index(1)].reshape(-1, 4)
         turns = [orient(p_edge[i], o.edge_lengths) for i, o in enumerate(outlines)]
         return edge_rows, p_edge, turns, kind_matrix(measures, p_edge, turns)
@@ -279,7 +280,7 @@ class Recogniser:
         if not outlines:
             return []
         edge_rows, p_edge, turns, feats = evidence or self.evidence(image, outlines)
-        p_kind = self.kind.predict_proba(feats)
+        p_kind = probabilities(self.kind, feats)
         kinds = self.believed_kinds(p_kind, feats, p_edge, turns, edge_rows)
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
 
@@ -294,7 +295,7 @@ class Recogniser:
         colour_of: dict[tuple[int, int], tuple[str, float]] = {}
         if wanted:
             rows = np.array([edge_rows[i, e] for i, e in wanted])
-            p_col = self.colour.predict_proba(rows)
+            p_col = probabilities(self.colour, rows)
             for (i, e), pr in zip(wanted, p_col):
                 j = int(np.argmax(pr))
                 colour_of[(i, e)] = (self.colours[j], float(pr[j]))
