@@ -66,9 +66,10 @@ def _one_thread():
         cv2.setNumThreads(threads)
 
 
-def _std(a: np.ndarray, k: int) -> np.ndarray:
-    m = _box(a, k)
-    return np.sqrt(cv2.max(_box(a * a, k) - m * m, 0.0))
+def _std(a: np.ndarray, k: int, mean: np.ndarray | None = None, square: np.ndarray | None = None) -> np.ndarray:
+    """The standard deviation over k x k; `mean` (`_box(a, k)`) and `square` (a * a) when made already."""
+    m = _box(a, k) if mean is None else mean
+    return np.sqrt(cv2.max(_box(a * a if square is None else square, k) - m * m, 0.0))
 
 
 @_one_thread()
@@ -90,7 +91,9 @@ def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, loca
     gx, gy = cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1)
     grad = np.sqrt(gx * gx + gy * gy)  # (numpy: exactly rounded, whatever the memory alignment)
     rare = _shrink(rarity, f).astype(np.float32)
-    std7 = _std(L, 7)
+    # the lightness's square and its means over 15 and 31, each wanted twice
+    LL, L15, L31 = L * L, _box(L, 15), _box(L, 31)
+    std7 = _std(L, 7, square=LL)
     ab_std = _std(lab[..., 1], 7) + _std(lab[..., 2], 7)
     grad7, grad15 = _box(grad, 7), _box(grad, 15)
     table_grad = float(np.median(_ring(grad7[..., None]))) + 1.0
@@ -98,10 +101,10 @@ def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, loca
     planes = [
         L - table[0], lab[..., 1] - table[1], lab[..., 2] - table[2], even, rare,
         _shrink(local, f).astype(np.float32), _shrink(distance, f).astype(np.float32),
-        _std(L, 3), std7, _std(L, 15), ab_std, grad, grad7, grad15,
-        _box(rare, 7), _box(rare, 15), L - _box(L, 15), L - _box(L, 31),
+        _std(L, 3, square=LL), std7, _std(L, 15, L15, LL), ab_std, grad, grad7, grad15,
+        _box(rare, 7), _box(rare, 15), L - L15, L - L31,
         grad7 / table_grad, std7 / table_std,
-        _std(L, 31), lab[..., 1] - _box(lab[..., 1], 31), lab[..., 2] - _box(lab[..., 2], 31),
+        _std(L, 31, L31, LL), lab[..., 1] - _box(lab[..., 1], 31), lab[..., 2] - _box(lab[..., 2], 31),
         *(_coherence(gx, gy, k) for k in (7, 15)),
     ]
     return cv2.merge(planes)
