@@ -151,9 +151,10 @@ def evenly_lit(L: np.ndarray) -> np.ndarray:
     f = max(1, min(h, w) // 64)
     light = cv2.resize(L, (w // f, h // f), interpolation=cv2.INTER_AREA).astype(np.float32)
     light = cv2.resize(cv2.GaussianBlur(light, (0, 0), 8.0), (w, h), interpolation=cv2.INTER_LINEAR)
-    # (OpenCV's max and min for numpy's maximum and clip: the quotient is never negative)
-    even = cv2.divide(np.ascontiguousarray(L).astype(np.float32), cv2.max(light, 1.0), scale=128.0)
-    return cv2.min(even, 255.0).astype(np.uint8)
+    # (OpenCV's max and min for numpy's maximum and clip: the quotient is never negative;
+    # each in place, as the lightness is made float in one pass: a frame's worth of floats each)
+    even = cv2.divide(L.astype(np.float32), cv2.max(light, 1.0, dst=light), scale=128.0)
+    return cv2.min(even, 255.0, dst=even).astype(np.uint8)
 
 
 def colour_rarity(lab: np.ndarray) -> np.ndarray:
