@@ -1,7 +1,8 @@
 """Find every card on the table as a four-cornered outline.
 
 Candidates come from several binary maps in which cards stand out (`maps`,
-and the learnt card-or-table map of `paper` when its model is given):
+and the learnt card-or-table map of `paper` when its model is given, whose
+cores of cards are one card each even where cards touch: `core_cards`):
 every region whose outline is a convex quadrilateral of card proportions is
 a candidate (`quads`), and overlapping candidates keep the one whose outline
 fits best.  Regions made of several cards touching end to end are cut into
@@ -18,7 +19,7 @@ import numpy as np
 
 from .maps import CardMap, candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
-from .paper import PaperModel, paper_maps, pixel_features
+from .paper import CORE_DEPTH, PAPER_STEP, PaperModel, paper_maps, pixel_features, searched_size
 from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
@@ -53,6 +54,11 @@ PAPER_SNAP = 0.12          # ... its sides moved onto edges this many of its wid
 PAPER_TRUST = 0.55         # ... fitting below every polygon: a loose fit of a coarse map
 PAPER_PIECE_CONTRAST = 0.3  # a card cut from a row of the learnt map: its map fades over a few pixels, so
                             # little of its outline shows the full step
+CORE_FILL = 0.6            # a core filling this much of its least rectangle is one card's
+CORE_LEAST_PIXELS = 6      # coarse pixels: a smaller core is a speck
+CORE_PAPER_STEP = 0.4      # P(card) inside a card grown from a core, less P(card) around it: a card
+                           # between two others in a row has paper beside it on two sides
+CORE_TRUST = 0.9           # ... a card fitting below a clean polygon, above a guessed cut of a row
 
 
 class Blob(NamedTuple):
@@ -133,12 +139,16 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     masks += [(m, rarity[..., None]) for m in rare]
     local, near_maps = local_contrast_masks(lab)
     masks += [(m, local[..., None]) for m in near_maps]
-    paper_p = None
+    paper_p, cores = None, []
     if paper is not None:
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        p = paper.probability(pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local, distance), lab.shape)
+        card, core = paper.coarse_probability(pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local,
+                                                             distance))
+        p = searched_size(card, lab.shape)
         paper_p = p[..., None]
         masks += [(m, paper_p) for m in paper_maps(p)]
+        cores = [(q, s) for q, s in core_cards(card, core, gray, aspect_lo, aspect_hi)
+                 if _shortest_side(q) >= min_side * 0.9 and paper_step(p, q) >= CORE_PAPER_STEP]
     for (mask, closed, step, whole_only, rounded), contrast_in in masks:
         from_edges = contrast_in is edges
         to_cut = [] if whole_only else blobs
@@ -254,7 +264,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)
-    pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9]
+    pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9] + cores
     if pieces:
         # a region that splits into cards is not one long card
         split_regions = [q for q, _ in pieces]
@@ -282,6 +292,64 @@ def _paper_card(gray: np.ndarray, rect, fill: float, aspect_lo: float,
     box = CardOutline(order_corners(cv2.boxPoints(rect).astype(np.float64)))
     snapped = refine_corners(gray, box, max(3, int(PAPER_SNAP * short)))
     return snapped.corners, PAPER_TRUST * fill
+
+
+def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: float,
+               aspect_hi: float) -> list[tuple[np.ndarray, float]]:
+    """(quad, score) of a card around each core of the learnt map (coarse, P 0-1).
+
+    A core is a card less a band a fifth of its width wide (`paper.CORE_DEPTH`
+    of its half-width): its least rectangle grown by that band is the card,
+    whose sides are then moved onto the picture's own edges nearby.
+    """
+    sure = (cv2.blur(core, (3, 3)) > 0.5).astype(np.uint8)
+    _, labels = cv2.connectedComponents(sure)
+    fy, fx = gray.shape[0] / core.shape[0], gray.shape[1] / core.shape[1]
+    bands = CORE_DEPTH / (1.0 - CORE_DEPTH)   # the two bands' width, in core widths
+    out = []
+    for pts in _pixels_by_label(labels).values():
+        if len(pts) < CORE_LEAST_PIXELS:
+            continue
+        pts = (pts + 0.5) * np.float32([fx, fy])
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        w, h = w + fx, h + fy
+        fill = len(pts) * fx * fy / max(1.0, w * h)
+        grow = bands * min(w, h)
+        w, h = w + grow, h + grow
+        aspect = max(w, h) / max(1.0, min(w, h))
+        if fill < CORE_FILL or not aspect_lo / PAPER_ASPECT_SLACK <= aspect <= aspect_hi * PAPER_ASPECT_SLACK:
+            continue
+        box = CardOutline(order_corners(cv2.boxPoints(((cx, cy), (w, h), angle)).astype(np.float64)))
+        snapped = refine_corners(gray, box, max(3, int(PAPER_SNAP * min(w, h))))
+        out.append((snapped.corners, CORE_TRUST * fill))
+    return out
+
+
+def paper_step(p: np.ndarray, quad: np.ndarray) -> float:
+    """Mean P(card) (0-255 map) a little inside the quad less a little outside it, 0-1."""
+    margin = 8
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - margin, 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + margin, (p.shape[1] - 1, p.shape[0] - 1))
+    crop = p[y0:y1 + 1, x0:x1 + 1]
+    inside = np.zeros(crop.shape, np.uint8)
+    cv2.fillPoly(inside, [np.int32(np.round(quad - (x0, y0)))], 1)
+    core = cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0
+    ring = (cv2.dilate(inside, np.ones((9, 9), np.uint8)) > 0) & (inside == 0)
+    if not core.any() or not ring.any():
+        return 0.0
+    return float(crop[core].mean() - crop[ring].mean()) / 255.0
+
+
+def _pixels_by_label(labels: np.ndarray) -> dict[int, np.ndarray]:
+    """label -> (x, y) float32 of its pixels, for every label but 0."""
+    flat = labels.ravel()
+    idx = np.flatnonzero(flat)
+    if not len(idx):
+        return {}
+    idx = idx[np.argsort(flat[idx], kind="stable")]
+    keys, starts = np.unique(flat[idx], return_index=True)
+    xy = np.stack([idx % labels.shape[1], idx // labels.shape[1]], axis=1).astype(np.float32)
+    return {int(k): xy[a:b] for k, a, b in zip(keys, starts, list(starts[1:]) + [len(idx)])}
 
 
 def size_prior(cands: list[tuple[np.ndarray, float]],

@@ -11,6 +11,15 @@ looks like is measured on every picture, so the model learns what a card is
 *against* the table rather than any one table's colours.  It is trained on
 rendered tables of known truth (`companion train`); its map is one more map
 for `find`, whose outlines must still prove themselves as cards.
+
+Cards touching end to end make one region of paper, and the seam between
+two of them is a line a pixel or two wide.  So the model tells three
+classes apart: table, a card's rim (its outer band) and a card's core (its
+middle, a fifth of its width or more from its outline).  Cores of touching
+cards stay apart where their paper does not, and each is one card
+(`find.core_cards`).  The thin dark and light lines a seam leaves are kept
+at the searched copy's resolution and pooled by their maximum, so that the
+coarse copy does not average them away.
 """
 from __future__ import annotations
 
@@ -22,18 +31,22 @@ import cv2
 import numpy as np
 
 from .maps import CardMap, _closing_size, _ring
-from .predict import positive_probability
+from .predict import probabilities
 
 PAPER_FILE = "paper.joblib"        # in models/, beside the recogniser
 COARSE_LONG_SIDE = 480             # px: cards of 40 px in a 1280 px picture keep 15 px here
 CONTEXT_WINDOWS = (5, 11, 21, 41)  # coarse px: the first stage's map is averaged over these
 PAPER_LEVEL = 128                  # a pixel more likely card than table
 PAPER_STEP = 100                   # P(card) x 255 falls by this much across a card's outline
+TABLE, RIM, CORE = 0, 1, 2         # the classes: a card is its rim and its core
+CORE_DEPTH = 0.4                   # a core pixel lies this share of the card's half-width inside it
+SEAM_SIZE = 5                      # searched px: lines up to about this wide (a seam, a gap between cards)
 FEATURE_NAMES = (
     "L", "a", "b", "L_even", "rarity", "local", "table_distance",
     "L_std3", "L_std7", "L_std15", "ab_std7", "grad", "grad7", "grad15",
     "rarity7", "rarity15", "L_vs15", "L_vs31", "grad_vs_table", "std7_vs_table",
     "L_std31", "a_vs31", "b_vs31", "coherence7", "coherence15",
+    "dark_line", "light_line", "fine_grad", "dark_line5", "light_line5", "fine_grad5",
 )
 
 
@@ -82,7 +95,7 @@ def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, loca
     to the table's own, so that a busy cloth and a plain one read alike.
     """
     f = coarse_factor(lab.shape)
-    lab = _shrink(lab, f).astype(np.float32)
+    lab_full, lab = lab, _shrink(lab, f).astype(np.float32)
     L = lab[..., 0]
     ring = _ring(lab)
     table = np.median(ring, axis=0)
@@ -107,20 +120,42 @@ def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, loca
         _std(L, 31, L31, LL), lab[..., 1] - _box(lab[..., 1], 31), lab[..., 2] - _box(lab[..., 2], 31),
         *(_coherence(gx, gy, k) for k in (7, 15)),
     ]
+    lines = _seam_lines(lab_full[..., 0], f, L.shape)
+    planes += lines + [_box(p, 5) for p in lines]
     return cv2.merge(planes)
 
 
+def _seam_lines(L: np.ndarray, f: int, shape: tuple[int, ...]) -> list[np.ndarray]:
+    """Thin dark lines, thin light lines and the gradient of the searched copy, each at the
+    coarse size by its maximum over the pixels it stands for."""
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (SEAM_SIZE, SEAM_SIZE))
+    gx, gy = cv2.Sobel(L, cv2.CV_32F, 1, 0), cv2.Sobel(L, cv2.CV_32F, 0, 1)
+    # (the lines in whole numbers, as the lightness is: the same values, at a fraction of the cost)
+    planes = (cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, k), cv2.morphologyEx(L, cv2.MORPH_TOPHAT, k),
+              np.sqrt(gx * gx + gy * gy))
+    return [_max_pool(p, f, shape).astype(np.float32) for p in planes]
+
+
+def _max_pool(a: np.ndarray, f: int, shape: tuple[int, ...]) -> np.ndarray:
+    if f > 1:
+        a = cv2.dilate(a, np.ones((f, f), np.uint8))[f // 2::f, f // 2::f]
+    return np.ascontiguousarray(a[:shape[0], :shape[1]])
+
+
 @_one_thread()
-def context_features(features: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """The features with the first stage's map around each pixel (auto-context).
+def context_features(features: np.ndarray, card: np.ndarray, core: np.ndarray) -> np.ndarray:
+    """The features with the first stage's maps around each pixel (auto-context).
 
     Alone, a pixel of a card's paper beside a light square of the cloth is
     as likely table as card; seen with the map around it (the card's middle
-    sure, a straight run of doubt beside it) it is not.
+    sure, a straight run of doubt beside it) it is not.  Likewise a core
+    pixel lies amid core, a seam's pixel between two cores.
     """
-    planes = [p] + [_box(p, k) for k in CONTEXT_WINDOWS]
     square = np.ones((7, 7), np.uint8)
-    planes += [cv2.erode(p, square), cv2.dilate(p, square)]
+    planes = []
+    for p in (card, core):
+        planes += [p] + [_box(p, k) for k in CONTEXT_WINDOWS]
+        planes += [cv2.erode(p, square), cv2.dilate(p, square)]
     return np.concatenate([features, cv2.merge(planes)], axis=2)
 
 
@@ -135,8 +170,8 @@ def _coherence(gx: np.ndarray, gy: np.ndarray, k: int) -> np.ndarray:
 
 
 class PaperModel:
-    """The learnt card-or-table map in two stages: the pixel's own features, then those and
-    the first stage's map around it."""
+    """The learnt table, rim or core map in two stages: the pixel's own features, then those
+    and the first stage's maps around it."""
 
     def __init__(self, first, second, meta: dict | None = None):
         self.first, self.second, self.meta = first, second, meta or {}
@@ -156,18 +191,25 @@ class PaperModel:
         import joblib
         joblib.dump({"first": self.first, "second": self.second, "meta": self.meta}, path, compress=3)
 
-    def first_probability(self, features: np.ndarray) -> np.ndarray:
-        """The first stage's P(card) per pixel of the coarse copy, float32."""
-        return _predict(self.first, features)
+    def first_probability(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The first stage's P(card) and P(core) per pixel of the coarse copy, float32."""
+        return _card_and_core(_predict(self.first, features))
 
-    def coarse_probability(self, features: np.ndarray) -> np.ndarray:
-        """P(card) per pixel of the coarse copy, float32."""
-        return _predict(self.second, context_features(features, self.first_probability(features)))
+    def coarse_probability(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """P(card) and P(core) per pixel of the coarse copy, float32."""
+        context = context_features(features, *self.first_probability(features))
+        return _card_and_core(_predict(self.second, context))
 
-    def probability(self, features: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        """P(card) per pixel, 0-255, at `shape` (the searched copy's)."""
-        coarse = 255.0 * self.coarse_probability(features)
-        return cv2.resize(coarse, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.uint8)
+
+
+def searched_size(p: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A coarse map of probabilities as 0-255 at `shape` (the searched copy's)."""
+    return cv2.resize(255.0 * p, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.uint8)
+
+
+def _card_and_core(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(card) (rim or core) and P(core) from the three classes' probabilities."""
+    return np.ascontiguousarray(p[..., RIM] + p[..., CORE]), np.ascontiguousarray(p[..., CORE])
 
 
 @functools.lru_cache(maxsize=1)
@@ -178,13 +220,13 @@ def _blas():
 
 
 def _predict(classifier, features: np.ndarray) -> np.ndarray:
-    """P(card) per pixel, the network's products on one BLAS thread: a second one saved a sixth
-    of the time and cost half as much CPU again (spinning), on a machine whose other core reads
+    """Each class's probability per pixel (h, w, classes), the network's products on one BLAS
+    thread: a second one saved a sixth of the time and cost half as much CPU again (spinning), on a machine whose other core reads
     the camera or serves the dashboard; and one thread gives the same bits on any machine."""
     h, w = features.shape[:2]
     with _blas().limit(limits=1, user_api="blas"):
-        p = positive_probability(classifier, features.reshape(h * w, -1))
-    return p.astype(np.float32).reshape(h, w)
+        p = probabilities(classifier, features.reshape(h * w, -1))
+    return p.astype(np.float32).reshape(h, w, -1)
 
 
 def paper_maps(probability: np.ndarray) -> list[CardMap]:

@@ -1,9 +1,10 @@
 """Teach the learnt card-or-table map (`paper.PaperModel`) from rendered tables.
 
 Each rendered scene gives, per pixel of its coarse copy, the features and
-whether a card lies there (the renderer's label of visible card pixels).
-Pixels are drawn evenly from cards, from the table, and from a band of
-table just around the cards, where the map must be sharp.  The first stage
+its class: table, a card's rim or a card's core (from the renderer's label
+of each card's visible pixels).  Pixels are drawn evenly from cores, rims,
+the table, and a band of table just around the cards, where the map must
+be sharp.  The first stage
 learns from one set of scenes; the second stage, which also sees the first
 stage's map around each pixel, from another, so that it learns how the first
 stage errs on scenes it never saw.
@@ -17,12 +18,12 @@ import numpy as np
 
 from .find import work_scale
 from .maps import candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
-from .paper import PaperModel, context_features, pixel_features
+from .paper import CORE, CORE_DEPTH, RIM, TABLE, PaperModel, context_features, pixel_features
 from .seeds import scene_seed
 
 SCENES = 300                       # per stage
 SIZES = ((1280, 720), (960, 720), (640, 480), (1920, 1080))
-PIXELS = (("card", 1500), ("table", 1500), ("around", 1000))   # drawn per scene
+PIXELS = (("core", 1000), ("rim", 1000), ("table", 1500), ("around", 1000))   # drawn per scene
 AROUND = 7                         # coarse px: the band around the cards drawn on its own
 HIDDEN = (32, 16)                  # the network's layers: larger ones scored no better held out
 
@@ -40,16 +41,32 @@ def picture_features(image: np.ndarray) -> np.ndarray:
     return pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local, distance)
 
 
-def card_pixels(label: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Whether each coarse pixel is mostly card, from the renderer's label."""
+def pixel_classes(label: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """TABLE, RIM or CORE for each coarse pixel (what most of it is), from the renderer's label
+    of each card's visible pixels.
+
+    A card's core is measured in its own visible pixels: where another card
+    lies on it, its core stops short of that card too.
+    """
+    core = np.zeros(label.shape, np.float32)
+    for k in np.unique(label):
+        if k == 0:
+            continue
+        inside = cv2.distanceTransform((label == k).astype(np.uint8), cv2.DIST_L2, 3)
+        core[inside >= CORE_DEPTH * inside.max()] = 1.0
     h, w = shape[:2]
-    return cv2.resize((label > 0).astype(np.float32), (w, h), interpolation=cv2.INTER_AREA) > 0.5
+    card = cv2.resize((label > 0).astype(np.float32), (w, h), interpolation=cv2.INTER_AREA) > 0.5
+    classes = np.where(card, RIM, TABLE).astype(np.uint8)
+    classes[card & (cv2.resize(core, (w, h), interpolation=cv2.INTER_AREA) > 0.5)] = CORE
+    return classes
 
 
-def draw_pixels(truth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Flat indices of the pixels one scene teaches: cards, table, and table around cards."""
-    around = cv2.dilate(truth.astype(np.uint8), np.ones((AROUND, AROUND), np.uint8)).astype(bool) & ~truth
-    pools = {"card": np.flatnonzero(truth), "table": np.flatnonzero(~truth), "around": np.flatnonzero(around)}
+def draw_pixels(classes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Flat indices of the pixels one scene teaches: cores, rims, table, and table around cards."""
+    card = classes != TABLE
+    around = cv2.dilate(card.astype(np.uint8), np.ones((AROUND, AROUND), np.uint8)).astype(bool) & ~card
+    pools = {"core": np.flatnonzero(classes == CORE), "rim": np.flatnonzero(classes == RIM),
+             "table": np.flatnonzero(~card), "around": np.flatnonzero(around)}
     picks = [rng.choice(pools[name], min(n, len(pools[name])), replace=False)
              for name, n in PIXELS if len(pools[name])]
     return np.concatenate(picks)
@@ -62,8 +79,8 @@ def _scene(args) -> tuple[np.ndarray, np.ndarray]:
     scene = render_scene(scene_seed(purpose, base, index), tier=tier, style=style, size=size)
     features = picture_features(scene.image)
     if first is not None:
-        features = context_features(features, first_stage(first, features))
-    truth = card_pixels(scene.label, features.shape)
+        features = context_features(features, *first_stage(first, features))
+    truth = pixel_classes(scene.label, features.shape)
     idx = draw_pixels(truth, np.random.default_rng([base, index]))
     return features.reshape(-1, features.shape[2])[idx], truth.ravel()[idx]
 
@@ -73,7 +90,7 @@ def first_stage(classifier, features: np.ndarray) -> np.ndarray:
 
 
 def pixel_set(purpose: str, base: int, indices, tiers, style=None, first=None, workers: int = 2):
-    """(features, is card) of the pixels drawn from the scenes `indices` (tiers cycled)."""
+    """(features, class) of the pixels drawn from the scenes `indices` (tiers cycled)."""
     jobs = [(purpose, base, i, tiers[i % len(tiers)], style, first) for i in indices]
     # spawned, not forked: a fork of a process whose OpenCV or BLAS threads hold a lock can hang
     with get_context("spawn").Pool(workers) as pool:
@@ -90,10 +107,17 @@ def _network(seed: int):
 
 
 def pixel_scores(model: PaperModel, X: np.ndarray, y: np.ndarray) -> dict:
-    """Accuracy, card recall and precision of the map on drawn pixels (second-stage features)."""
-    p = model.second.predict_proba(X)[:, 1] > 0.5
-    return {"pixels": int(len(y)), "accuracy": round(float(np.mean(p == y)), 4),
-            "card_recall": round(float(np.mean(p[y])), 4), "card_precision": round(float(np.mean(y[p])), 4)}
+    """Card-or-table accuracy, card recall and precision, and core recall and precision of the
+    map on drawn pixels (second-stage features)."""
+    p = model.second.predict_proba(X)
+    card, core = p[:, RIM] + p[:, CORE] > 0.5, p[:, CORE] > 0.5
+    is_card, is_core = y != TABLE, y == CORE
+
+    def share(a, b):
+        return round(float(np.mean(a[b])), 4)
+    return {"pixels": int(len(y)), "accuracy": round(float(np.mean(card == is_card)), 4),
+            "card_recall": share(card, is_card), "card_precision": share(is_card, card),
+            "core_recall": share(core, is_core), "core_precision": share(is_core, core)}
 
 
 def train_paper(seed: int, tiers, scenes: int = SCENES, held_out: int = 30, held_out_style: str = "",

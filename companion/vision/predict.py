@@ -24,15 +24,6 @@ def probabilities(model, x: np.ndarray) -> np.ndarray:
     return model.predict_proba(x)
 
 
-def positive_probability(model, x: np.ndarray) -> np.ndarray:
-    """`model.predict_proba(x)[:, 1]` of a two-class model, bit for bit."""
-    if _known(model, x):
-        scaler, last = _steps(model)
-        if _network(last) and last.out_activation_ == "logistic":
-            return _forward(last, _scaled(scaler, x)).ravel()
-    return model.predict_proba(x)[:, 1]
-
-
 def _steps(model):
     return [step for _, step in getattr(model, "steps", ())]
 

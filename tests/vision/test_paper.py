@@ -1,13 +1,13 @@
-"""The learnt card-or-table map: its features, what the committed model marks, and what it
-adds to the finder on patterned cloths (rendered in the style no model was trained on)."""
+"""The learnt table, rim or core map: its features and classes, what the committed model marks,
+and what it adds to the finder on patterned cloths (rendered in the style no model was trained on)."""
 import cv2
 import numpy as np
 import pytest
 
-from companion.vision.find import find_cards
+from companion.vision.find import core_cards, find_cards
 from companion.vision.outline import match_quads
-from companion.vision.paper import FEATURE_NAMES, PAPER_FILE, PaperModel, coarse_factor
-from companion.vision.paper_train import card_pixels, draw_pixels, picture_features
+from companion.vision.paper import CORE, FEATURE_NAMES, PAPER_FILE, RIM, TABLE, PaperModel, coarse_factor
+from companion.vision.paper_train import PIXELS, draw_pixels, picture_features, pixel_classes
 from companion.vision.recognise import MODELS_DIR
 
 # the medium-tier tune scenes of seed 99 (among its first 40) laid on a patterned cloth
@@ -42,16 +42,48 @@ def test_features_are_one_plane_per_name_on_the_coarse_copy():
     assert f.dtype == np.float32 and np.isfinite(f).all()
 
 
-def test_drawn_pixels_come_from_cards_table_and_the_band_around_cards():
+def two_touching_cards() -> np.ndarray:
     label = np.zeros((200, 300), np.uint16)
-    label[50:100, 60:140] = 3
-    truth = card_pixels(label, (100, 150))
-    assert truth[30, 50] and not truth[10, 10]
-    idx = draw_pixels(truth, np.random.default_rng(1))
-    drawn = truth.ravel()[idx]
-    assert drawn.sum() == truth.sum()            # fewer card pixels than asked for: all of them
-    around = cv2.dilate(truth.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & ~truth
+    label[50:110, 60:150] = 3
+    label[50:110, 150:240] = 5     # end to end with card 2, no gap
+    return label
+
+
+def test_touching_cards_have_a_core_each_and_a_rim_between_them():
+    classes = pixel_classes(two_touching_cards(), (100, 150))
+    assert classes[10, 10] == TABLE
+    assert classes[40, 52] == CORE and classes[40, 97] == CORE
+    assert classes[40, 75] == RIM and classes[27, 52] == RIM     # the seam, and the outer band
+    n, _ = cv2.connectedComponents((classes == CORE).astype(np.uint8))
+    assert n - 1 == 2
+
+
+def test_drawn_pixels_come_from_cores_rims_table_and_the_band_around_cards():
+    classes = pixel_classes(two_touching_cards(), (100, 150))
+    idx = draw_pixels(classes, np.random.default_rng(1))
+    drawn = classes.ravel()[idx]
+    asked = dict(PIXELS)
+    for kind, name in ((CORE, "core"), (RIM, "rim")):   # as many as asked, or all there are
+        assert np.count_nonzero(drawn == kind) == min(asked[name], np.count_nonzero(classes == kind))
+    card = (classes != TABLE).astype(np.uint8)
+    around = cv2.dilate(card, np.ones((7, 7), np.uint8)).astype(bool) & (card == 0)
     assert np.isin(np.flatnonzero(around), idx).any()
+
+
+def test_each_core_is_grown_into_its_card():
+    gray = np.full((200, 300), 60, np.uint8)
+    gray[50:110, 60:149] = 200           # two cards end to end, a dark seam between them
+    gray[50:110, 151:240] = 200
+    card, core = np.zeros((100, 150), np.float32), np.zeros((100, 150), np.float32)
+    card[25:55, 30:120] = 0.9            # the coarse maps (half size): one region of paper ...
+    core[31:49, 36:69] = 0.8             # ... and a core in each card, a band of 0.2 of its width in
+    core[31:49, 81:114] = 0.8
+    core[70, 10] = 0.9                   # a speck
+    quads = sorted((q for q, _ in core_cards(card, core, gray, 1.0, 1.6)), key=lambda q: q[:, 0].mean())
+    assert len(quads) == 2
+    for q, (x0, x1) in zip(quads, ((60, 149), (151, 240))):
+        assert abs(q[:, 0].min() - x0) <= 3 and abs(q[:, 0].max() - x1) <= 3
+        assert abs(q[:, 1].min() - 50) <= 3 and abs(q[:, 1].max() - 110) <= 3
 
 
 def test_a_missing_model_file_means_no_map(tmp_path):
@@ -62,8 +94,8 @@ def test_a_missing_model_file_means_no_map(tmp_path):
 def test_the_map_marks_card_paper_and_not_the_cloth(paper, pattern_scenes):
     marked = {"inside": [], "far": []}
     for scene in pattern_scenes:
-        p = paper.coarse_probability(picture_features(scene.image))
-        truth = card_pixels(scene.label, p.shape).astype(np.uint8)
+        p, _ = paper.coarse_probability(picture_features(scene.image))
+        truth = (pixel_classes(scene.label, p.shape) != TABLE).astype(np.uint8)
         # a pixel or two from an outline, the coarse copy mixes card and table
         marked["inside"].append(p[cv2.erode(truth, np.ones((5, 5), np.uint8)) > 0] > 0.5)
         marked["far"].append(p[cv2.dilate(truth, np.ones((9, 9), np.uint8)) == 0] > 0.5)
