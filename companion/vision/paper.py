@@ -201,7 +201,6 @@ class PaperModel:
         return _card_and_core(_predict(self.second, context))
 
 
-
 def searched_size(p: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """A coarse map of probabilities as 0-255 at `shape` (the searched copy's)."""
     return cv2.resize(255.0 * p, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.uint8)
@@ -221,8 +220,9 @@ def _blas():
 
 def _predict(classifier, features: np.ndarray) -> np.ndarray:
     """Each class's probability per pixel (h, w, classes), the network's products on one BLAS
-    thread: a second one saved a sixth of the time and cost half as much CPU again (spinning), on a machine whose other core reads
-    the camera or serves the dashboard; and one thread gives the same bits on any machine."""
+    thread: a second one saved a sixth of the time and cost half as much CPU again (spinning),
+    on a machine whose other core reads the camera or serves the dashboard; and one thread gives
+    the same bits on any machine."""
     h, w = features.shape[:2]
     with _blas().limit(limits=1, user_api="blas"):
         p = probabilities(classifier, features.reshape(h * w, -1))

@@ -4,10 +4,9 @@ Each rendered scene gives, per pixel of its coarse copy, the features and
 its class: table, a card's rim or a card's core (from the renderer's label
 of each card's visible pixels).  Pixels are drawn evenly from cores, rims,
 the table, and a band of table just around the cards, where the map must
-be sharp.  The first stage
-learns from one set of scenes; the second stage, which also sees the first
-stage's map around each pixel, from another, so that it learns how the first
-stage errs on scenes it never saw.
+be sharp.  The first stage learns from one set of scenes; the second stage,
+which also sees the first stage's maps around each pixel, from another, so
+that it learns how the first stage errs on scenes it never saw.
 """
 from __future__ import annotations
 
@@ -85,7 +84,7 @@ def _scene(args) -> tuple[np.ndarray, np.ndarray]:
     return features.reshape(-1, features.shape[2])[idx], truth.ravel()[idx]
 
 
-def first_stage(classifier, features: np.ndarray) -> np.ndarray:
+def first_stage(classifier, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return PaperModel(classifier, None).first_probability(features)
 
 
