@@ -284,14 +284,8 @@ def _paper_card(gray: np.ndarray, rect, fill: float, aspect_lo: float,
     that fills its least rectangle as a card does is that card; its sides
     are then moved onto the picture's own edges nearby.
     """
-    (_, _), (rw, rh), _ = rect
-    short, long_ = min(rw, rh), max(rw, rh)
-    aspect = long_ / max(1.0, short)
-    if fill < PAPER_FILL or not aspect_lo / PAPER_ASPECT_SLACK <= aspect <= aspect_hi * PAPER_ASPECT_SLACK:
-        return None, 0.0
-    box = CardOutline(order_corners(cv2.boxPoints(rect).astype(np.float64)))
-    snapped = refine_corners(gray, box, max(3, int(PAPER_SNAP * short)))
-    return snapped.corners, PAPER_TRUST * fill
+    card = _snapped_rect(gray, rect, aspect_lo, aspect_hi) if fill >= PAPER_FILL else None
+    return (None, 0.0) if card is None else (card, PAPER_TRUST * fill)
 
 
 def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: float,
@@ -315,14 +309,22 @@ def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: 
         w, h = w + fx, h + fy
         fill = len(pts) * fx * fy / max(1.0, w * h)
         grow = bands * min(w, h)
-        w, h = w + grow, h + grow
-        aspect = max(w, h) / max(1.0, min(w, h))
-        if fill < CORE_FILL or not aspect_lo / PAPER_ASPECT_SLACK <= aspect <= aspect_hi * PAPER_ASPECT_SLACK:
-            continue
-        box = CardOutline(order_corners(cv2.boxPoints(((cx, cy), (w, h), angle)).astype(np.float64)))
-        snapped = refine_corners(gray, box, max(3, int(PAPER_SNAP * min(w, h))))
-        out.append((snapped.corners, CORE_TRUST * fill))
+        card = _snapped_rect(gray, ((cx, cy), (w + grow, h + grow), angle), aspect_lo, aspect_hi) \
+            if fill >= CORE_FILL else None
+        if card is not None:
+            out.append((card, CORE_TRUST * fill))
     return out
+
+
+def _snapped_rect(gray: np.ndarray, rect, aspect_lo: float, aspect_hi: float) -> np.ndarray | None:
+    """The corners of a rotated rectangle of the deck's proportions (give or take what the view
+    squeezes), its sides moved onto the picture's own edges nearby; None for other proportions."""
+    (_, _), (w, h), _ = rect
+    short = min(w, h)
+    if not aspect_lo / PAPER_ASPECT_SLACK <= max(w, h) / max(1.0, short) <= aspect_hi * PAPER_ASPECT_SLACK:
+        return None
+    box = CardOutline(order_corners(cv2.boxPoints(rect).astype(np.float64)))
+    return refine_corners(gray, box, max(3, int(PAPER_SNAP * short))).corners
 
 
 def paper_step(p: np.ndarray, quad: np.ndarray) -> float:
