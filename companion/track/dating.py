@@ -86,14 +86,15 @@ class SettledPictures:
 
     def laid_unseen(self, cards: Mapping[int, Corners], now: np.ndarray | None,
                     image_shape) -> dict[int, int]:
-        """Of cards found where nothing changed since the last settle, those whose place
+        """Of cards found where nothing changed since some settled picture, those whose place
         changed since the table was last judged: card -> the first picture that showed it
-        (the one after the last in which its place changed; the reader missed it there)."""
-        tests = [self.test(now, image_shape, small) for _, small in self._shots[:-1]]
+        (the one after the last in which its place changed; the reader missed it there).
+        A card whose place changed since the last picture is not dated: it was laid now."""
+        tests = [self.test(now, image_shape, small) for _, small in self._shots]
         out = {}
         for t, corners in cards.items():
             changed = [k for k, test in enumerate(tests) if test is not None and not test(corners)]
-            if changed:
+            if changed and max(changed) + 1 < len(tests):
                 out[t] = max(changed) + 1
         return out
 

@@ -421,6 +421,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # pass.  A complete snake is the exception: taking it is the game.
         else:
             unseen, late_found, ghost_links = set(), {}, set()
+            if forced and self.history:
+                # A table taken as it is after a desync is still dated by the pictures kept
+                # while lost: each card laid meanwhile was laid by the first one that shows its
+                # place as it is now, not all at once (which the referee calls a foul).
+                late_found = self._pictures.laid_unseen(
+                    {t: self.tracks[t].corners for t in added}, window.small, _shape(window))
         if not forced and self._completed_unseen(gone):
             self.stats["completed_unseen"] += 1
         complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)

@@ -36,6 +36,12 @@ def test_a_card_missed_when_laid_is_dated_by_the_picture_where_its_place_changed
     assert dating.frame(1) == 110
 
 
+def test_a_card_whose_place_changed_only_now_has_no_date():
+    # laid in the picture being judged: no kept picture shows it, so it is this turn's
+    dating = pictures(picture(), picture(ELSEWHERE))
+    assert dating.laid_unseen({7: CARD, 8: ELSEWHERE}, picture(CARD, ELSEWHERE), SHAPE) == {8: 1}
+
+
 def test_a_card_whose_place_never_changed_has_no_date():
     dating = pictures(picture(CARD), picture(CARD, ELSEWHERE))
     assert dating.laid_unseen({7: CARD}, picture(CARD, ELSEWHERE), SHAPE) == {}

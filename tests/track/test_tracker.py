@@ -380,22 +380,42 @@ def test_a_chain_carried_far_to_make_room_is_followed_by_its_cards():
     assert move["code"] == "colour_mismatch" and not tracker.desync
 
 
-def test_a_table_unexplainable_for_several_readings_is_finally_taken_as_it_is():
+def _lost_while_play_goes_on(last: list[list[str]]):
+    """Most of the table swept away (no change explains it), then a card laid at each settle
+    while the tracker waits in desync, and at last the table `last` added to it."""
     analyzer = FakeAnalyzer()
     tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer)
     p.play([analysis(t) for t in GAME[:4]])
-    left = [["M-green-yellow"]]                           # most of the table swept away
+    left = [["M-green-yellow"]]
     for card in ["T-red", "H-orange", "T-orange"][:FIXED.accept_after]:
-        p.show(analysis(left), 4, hand=True)              # and play goes on regardless
+        p.show(analysis(left), 4, hand=True)
         p.show(analysis(left))
         assert tracker.desync and len(p.moves()) == 3    # nothing judged meanwhile
         left = left + [[card]]
+    left = left + last
     p.show(analysis(left), 4, hand=True)
     p.show(analysis(left))
+    return tracker, p, left
+
+
+def test_a_table_unexplainable_for_several_readings_is_finally_taken_as_it_is():
+    tracker, p, left = _lost_while_play_goes_on([])
     assert not tracker.desync
     assert len(tracker.table) == len(left)
-    assert p.moves()[-1]["legal"] is False               # the referee says what it sees
+    # each card laid while lost is dated by the picture that first showed it: three turns,
+    # in the order they were played, not one foul of three cards at once
+    late = p.moves()[3:]
+    assert [m["card"] for m in late] == ["T-red", "H-orange", "T-orange"]
+    assert [m["player"] for m in late] == [PLAYERS[(3 + i) % len(PLAYERS)] for i in range(3)]
+    assert [m["frame"] for m in late] == sorted({m["frame"] for m in late})
+
+
+def test_cards_that_appear_together_while_lost_are_still_judged_as_laid_together():
+    tracker, p, _ = _lost_while_play_goes_on([["H-yellow"]])   # the last two in one picture
+    assert not tracker.desync
+    last = p.moves()[-1]
+    assert last["legal"] is False and last["code"] == "two_cards"   # what the camera saw
 
 
 def test_more_new_cards_than_one_turn_while_the_camera_watched_are_a_desync():
