@@ -727,11 +727,16 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._pictures.keep(window.frames[-1], window.small)
 
     def _restore_links(self, kept: set, present: set, edges: set) -> None:
-        """Give cards kept in place though unseen the links they had in the settled table."""
+        """Give cards kept in place though unseen the links they had in the settled table.
+        Its two neighbours read as touching each other is the reader closing the gap the
+        missed card left: that link goes."""
         for chain in self.chains:
             for a, b in zip(chain, chain[1:]):
                 if (a in kept or b in kept) and a in present and b in present:
                     edges.add(frozenset((a, b)))
+            for a, k, b in zip(chain, chain[1:], chain[2:]):
+                if k in kept and k in present:
+                    edges.discard(frozenset((a, b)))
 
     def _laid_before_push(self, cards: set, present: set, edges: set, window: _Window
                           ) -> dict[int, int]:

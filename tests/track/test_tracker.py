@@ -723,6 +723,17 @@ def _lost(calls, colours):
     return fault
 
 
+def test_a_link_read_across_a_card_kept_though_missed_is_the_readers_not_the_tables():
+    # the reader missed the middle card of 1-2-3 and linked its neighbours across the gap
+    # (seen in a pushed snake at the turn that completed it: the completion was judged a
+    # rearrangement and the snake collected a card short); the card is kept, so is its place
+    tracker = Tracker(FakeAnalyzer(), PLAYERS, settings=FIXED)
+    tracker.chains = [[1, 2, 3], [4, 5]]
+    edges = {frozenset((1, 3)), frozenset((4, 5))}
+    tracker._restore_links({2}, {1, 2, 3, 4, 5}, edges)
+    assert edges == {frozenset((1, 2)), frozenset((2, 3)), frozenset((4, 5))}
+
+
 def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
     # the second table's readings miss M-purple-blue, and the card just laid after it reads
     # the same (M-blue-purple): a card of a chain does not leave its neighbour on its own to
