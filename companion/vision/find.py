@@ -94,7 +94,7 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
         image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     min_side = max(8.0, min_short_side * scale * 0.8)
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range
-    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper)
+    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale)
     outlines = [CardOutline(order_corners(q / scale), s) for q, s in found]
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -118,8 +118,8 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 # --------------------------------------------------------------------------- the search
 
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
-               paper: PaperModel | None = None) -> list[tuple[np.ndarray, float]]:
-    """(quad, score) for every card found in the (already downscaled) image."""
+               paper: PaperModel | None = None, scale: float = 1.0) -> list[tuple[np.ndarray, float]]:
+    """(quad, score) for every card found in the image, already downscaled by `scale`."""
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, bool]] = []   # (quad, score, from a whole-only map)
@@ -143,7 +143,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     if paper is not None:
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         card, core = paper.coarse_probability(pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local,
-                                                             distance))
+                                                             distance, scale))
         p = searched_size(card, lab.shape)
         paper_p = p[..., None]
         masks += [(m, paper_p) for m in paper_maps(p)]

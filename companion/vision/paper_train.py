@@ -37,7 +37,7 @@ def picture_features(image: np.ndarray) -> np.ndarray:
     rarity, _ = rare_colour_masks(lab)
     local, _ = local_contrast_masks(lab)
     _, _, distance = candidate_masks(lab)
-    return pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local, distance)
+    return pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local, distance, scale)
 
 
 def pixel_classes(label: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.find import core_cards, find_cards
+from companion.vision.find import MIN_SHORT_SIDE, core_cards, find_cards, work_scale
 from companion.vision.outline import match_quads
 from companion.vision.paper import CORE, FEATURE_NAMES, PAPER_FILE, RIM, TABLE, PaperModel, coarse_factor
 from companion.vision.paper_train import PIXELS, draw_pixels, picture_features, pixel_classes
@@ -40,6 +40,15 @@ def test_features_are_one_plane_per_name_on_the_coarse_copy():
     factor = coarse_factor((720, 1280))
     assert f.shape == (720 // factor, 1280 // factor, len(FEATURE_NAMES))
     assert f.dtype == np.float32 and np.isfinite(f).all()
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
+def test_the_least_card_keeps_some_coarse_pixels_at_every_resolution(size):
+    # a 4K picture is searched at half size; reduced four times more, its 40 px cards were
+    # 5 coarse px, smaller than any the map was taught on, and most were missed
+    scale = work_scale((size[1], size[0]))
+    searched = (round(size[1] * scale), round(size[0] * scale))
+    assert MIN_SHORT_SIDE * scale / coarse_factor(searched, scale) >= 6
 
 
 def two_touching_cards() -> np.ndarray:
