@@ -54,6 +54,7 @@ class SettledPictures:
         self.gate = gate
         self.unmoved_fraction = unmoved_fraction
         self._shots: list[tuple[int, np.ndarray]] = []
+        self._before: np.ndarray | None = None   # the picture judged before the judged one
 
     def __len__(self) -> int:
         return len(self._shots)
@@ -73,6 +74,7 @@ class SettledPictures:
 
     def restart(self, frame: int, small: np.ndarray) -> None:
         """The table was judged from this picture: dating starts again from it."""
+        self._before = self._shots[0][1] if self._shots else None
         self._shots = [(frame, small)]
 
     def keep(self, frame: int, small: np.ndarray) -> None:
@@ -87,15 +89,19 @@ class SettledPictures:
     def laid_unseen(self, cards: Mapping[int, Corners], now: np.ndarray | None,
                     image_shape) -> dict[int, int]:
         """Of cards found where nothing changed since some settled picture, those whose place
-        changed since the table was last judged: card -> the first picture that showed it
+        changed since the table was judged before: card -> the first picture that showed it
         (the one after the last in which its place changed; the reader missed it there).
-        A card whose place changed since the last picture is not dated: it was laid now."""
+        One first shown by the judged picture (0) was laid in the turn judged there, and
+        missed.  A card whose place changed since the last picture is not dated: it was laid now."""
         tests = [self.test(now, image_shape, small) for _, small in self._shots]
+        earlier = self.test(now, image_shape, self._before)
         out = {}
         for t, corners in cards.items():
             changed = [k for k, test in enumerate(tests) if test is not None and not test(corners)]
             if changed and max(changed) + 1 < len(tests):
                 out[t] = max(changed) + 1
+            elif not changed and tests and earlier is not None and not earlier(corners):
+                out[t] = 0
         return out
 
     def seen_before(self, added: Iterable[int], waited: Mapping[int, int]) -> dict[int, int]:

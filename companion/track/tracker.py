@@ -374,7 +374,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # One whose place changed only a little since then (a card laid against it) mostly
             # lay there already: if its place changed in an earlier picture, it was laid then.
             mostly = unmoved_test(self.gate, self._pictures.last, window.small, _shape(window),
-                                  self.settings.nudged_fraction) if len(self._pictures) > 1 else None
+                                  self.settings.nudged_fraction) if len(self._pictures) else None
             nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
             # (a card that waited was laid by the picture that first showed it, whatever its
             # place did after: a card laid against it changes the pixels there too)

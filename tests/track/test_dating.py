@@ -42,6 +42,16 @@ def test_a_card_whose_place_changed_only_now_has_no_date():
     assert dating.laid_unseen({7: CARD, 8: ELSEWHERE}, picture(CARD, ELSEWHERE), SHAPE) == {8: 1}
 
 
+def test_a_card_missed_in_the_picture_the_table_was_judged_from_is_dated_by_it():
+    # judged at 100 without the card, judged again at 110 from a picture that shows it (the
+    # reader missed it): laid in the turn judged at 110, not in the one being judged now
+    dating = pictures(picture())
+    dating.restart(110, picture(CARD))
+    now = picture(CARD, ELSEWHERE)
+    assert dating.laid_unseen({7: CARD, 8: ELSEWHERE}, now, SHAPE) == {7: 0}
+    assert dating.frame(0) == 110
+
+
 def test_a_card_whose_place_never_changed_has_no_date():
     dating = pictures(picture(CARD), picture(CARD, ELSEWHERE))
     assert dating.laid_unseen({7: CARD}, picture(CARD, ELSEWHERE), SHAPE) == {}

@@ -734,6 +734,21 @@ def test_a_link_read_across_a_card_kept_though_missed_is_the_readers_not_the_tab
     assert edges == {frozenset((1, 2)), frozenset((2, 3)), frozenset((4, 5))}
 
 
+def test_a_card_missed_in_the_table_judged_last_is_judged_before_the_next_card():
+    # M-purple-blue is read doubtfully in the second table, so that change waits and is judged
+    # from the third table's picture; every reading of that picture misses M-green-orange,
+    # laid meanwhile.  The next turn extends it: both appear at once, but the pixels say
+    # M-green-orange lay there in the picture the last change was judged from -- two turns,
+    # not one foul of two cards
+    tables = [[["H-purple"]], [["H-purple", "M-purple-blue"]],
+              [["H-purple", "M-purple-blue"], ["M-green-orange"]],
+              [["H-purple", "M-purple-blue"], ["M-green-orange", "M-orange-red"]]]
+    doubt = _misread_in({4, 5, 6}, ["purple", "blue"], ["purple", "yellow"], 0.5)
+    lose = _lost({7, 8, 9}, ["green", "orange"])
+    tracker, p = run(tables, fault=lambda data, call: lose(doubt(data, call), call))
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+
+
 def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
     # the second table's readings miss M-purple-blue, and the card just laid after it reads
     # the same (M-blue-purple): a card of a chain does not leave its neighbour on its own to
