@@ -44,7 +44,7 @@ from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
-from .pushes import components
+from .pushes import chain_push, components
 from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
@@ -463,8 +463,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # unless a snake went with it: a card completing two chains joins them, and both go)
         gone_whole = [c for c in self.chains if all(t in gone for t in c)]
         taking = {t for c in gone_whole if len(c) > 1 or any(len(o) > 1 for o in gone_whole) for t in c}
+        # (a card missed in a snake pushed to make room for a join went with its snake)
+        pushed = self._pushed_places(hidden - taking, present - unseen)
         blind = {t for t in added if any(t in e for e in ghost_links)
-                 or any(self._beside(t, u) for u in unseen | (hidden - taking))
+                 or any(self._beside(t, u, pushed.get(u)) for u in unseen | (hidden - taking))
                  or any(self._on_place_of(t, u) for u in hidden & taking)}
         # Nor is a new card read doubtfully: a still picture is misread the same way in every
         # frame, and the next settled table is read afresh.  It waits, as above.
@@ -679,10 +681,28 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         return max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
                    for chain in self.chains for t in chain)
 
-    def _beside(self, a: int, b: int) -> bool:
-        """Two cards' outlines touch, or nearly (a gap under a third of a card's width)."""
+    def _beside(self, a: int, b: int, b_corners: np.ndarray | None = None) -> bool:
+        """Two cards' outlines touch, or nearly (a gap under a third of a card's width); b's
+        outline is `b_corners` when given."""
         ta, tb = self._track(a), self._track(b)
-        return outline_gap(ta.corners, tb.corners) < TOUCH_GAP * min(ta.size, tb.size)
+        return outline_gap(ta.corners, tb.corners if b_corners is None else b_corners) \
+            < TOUCH_GAP * min(ta.size, tb.size)
+
+    def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
+        """Where settled cards not seen now lie if their chain was pushed as its cards that
+        were seen were since the table last settled (`chain_push`).  Left out: cards of a
+        chain that did not move, and cards seen since that settle (they were seen pushed)."""
+        out = {}
+        for chain in self.chains:
+            missing = [t for t in chain if t in cards and t in self._settled_outlines
+                       and np.array_equal(self._track(t).corners, self._settled_outlines[t])]
+            if not missing:
+                continue
+            now = {t: self.tracks[t].corners for t in chain if t in seen}
+            push = chain_push(now, now, self._settled_outlines, self._track(missing[0]).size)
+            if push is not None:
+                out.update({t: self._track(t).corners + push for t in missing})
+        return out
 
     def _on_place_of(self, a: int, b: int) -> bool:
         """Card a covers a good part (PUSHED_SHARE) of where card b lay."""

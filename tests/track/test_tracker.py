@@ -749,6 +749,26 @@ def test_a_card_missed_in_the_table_judged_last_is_judged_before_the_next_card()
     assert summary(p.moves()) == summary(expected(tables)["moves"])
 
 
+def test_a_card_laid_against_a_pushed_snakes_missed_end_waits_to_see_what_it_touches():
+    # the snake is pushed well aside as M-green-yellow is laid at its end, and every reading
+    # of that table misses the end it was laid against: the new card lies beside where that
+    # card went with its snake, so which cards it touches was not read -- it waits, and is an
+    # extension when the next table shows the end again (not a card laid alone)
+    t1 = [["H-purple", "M-purple-blue", "M-blue-green"]]
+    t2 = [t1[0] + ["M-green-yellow"]]
+    t3 = t2 + [["H-orange"]]
+    pushed = {0: (0.0, 100.0)}
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(t1))
+    analyzer.fault = _lost({4, 5, 6}, ["blue", "green"])
+    for table in (t2, t3):
+        p.show(analysis(table, pushed), 4, hand=True)
+        p.show(analysis(table, pushed))
+    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
 def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
     # the second table's readings miss M-purple-blue, and the card just laid after it reads
     # the same (M-blue-purple): a card of a chain does not leave its neighbour on its own to
