@@ -28,6 +28,25 @@ def chain_push(cards: Iterable[int], now: dict, then: dict, size: float) -> np.n
     return push if np.linalg.norm(push) >= MIN_PUSH * size else None
 
 
+def chain_motion(cards: Iterable[int], now: dict, then: dict):
+    """The turn and shift that best carry these cards' outlines at the last settle onto their
+    outlines now (least squares over their corners), as a function of corners; None when
+    fewer than two of them have both outlines.  A snake is carried and turned as a whole,
+    so a card of it that was not seen went where this takes it."""
+    both = [t for t in cards if t in now and t in then]
+    if len(both) < 2:
+        return None
+    src = np.concatenate([np.asarray(then[t], float) for t in both])
+    dst = np.concatenate([np.asarray(now[t], float) for t in both])
+    src_mean, dst_mean = src.mean(axis=0), dst.mean(axis=0)
+    u, _, vt = np.linalg.svd((src - src_mean).T @ (dst - dst_mean))
+    turn = u @ vt
+    if np.linalg.det(turn) < 0:   # a reflection is no way to move a card on a table
+        u[:, -1] *= -1
+        turn = u @ vt
+    return lambda corners: (np.asarray(corners, float) - src_mean) @ turn + dst_mean
+
+
 def components(nodes: set, edges: set) -> dict[int, set]:
     """Each node -> the set of nodes linked to it (its chain, whatever its shape)."""
     group = {t: {t} for t in nodes}

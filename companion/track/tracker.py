@@ -44,7 +44,7 @@ from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
-from .pushes import chain_push, components
+from .pushes import MIN_PUSH, chain_motion, chain_push, components
 from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
@@ -689,19 +689,26 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             < TOUCH_GAP * min(ta.size, tb.size)
 
     def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
-        """Where settled cards not seen now lie if their chain was pushed as its cards that
-        were seen were since the table last settled (`chain_push`).  Left out: cards of a
-        chain that did not move, and cards seen since that settle (they were seen pushed)."""
+        """Where settled cards not seen now lie if their chain was carried as its cards that
+        were seen were since the table last settled (`chain_motion`; one seen card: its
+        push).  Left out: cards of a chain that did not move, and cards last seen elsewhere
+        than where they settled (they were seen carried)."""
         out = {}
         for chain in self.chains:
             missing = [t for t in chain if t in cards and t in self._settled_outlines
-                       and np.array_equal(self._track(t).corners, self._settled_outlines[t])]
+                       and _centre_shift(self._track(t).corners, self._settled_outlines[t])
+                       < MIN_PUSH * self._track(t).size]
             if not missing:
                 continue
             now = {t: self.tracks[t].corners for t in chain if t in seen}
-            push = chain_push(now, now, self._settled_outlines, self._track(missing[0]).size)
-            if push is not None:
-                out.update({t: self._track(t).corners + push for t in missing})
+            motion = chain_motion(now, now, self._settled_outlines)
+            if motion is None:
+                push = chain_push(now, now, self._settled_outlines, self._track(missing[0]).size)
+                motion = None if push is None else (lambda corners, push=push: corners + push)
+            for t in missing if motion is not None else []:
+                place = motion(self._settled_outlines[t])
+                if _centre_shift(place, self._settled_outlines[t]) >= MIN_PUSH * self._track(t).size:
+                    out[t] = place
         return out
 
     def _on_place_of(self, a: int, b: int) -> bool:
@@ -800,6 +807,11 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
+
+
+def _centre_shift(a, b) -> float:
+    """How far apart two outlines' centres lie, in pixels."""
+    return float(np.linalg.norm(np.mean(np.asarray(a, float), axis=0) - np.mean(np.asarray(b, float), axis=0)))
 
 
 def _renamed(items: set, renamed: dict[int, int]) -> set:

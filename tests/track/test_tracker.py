@@ -769,6 +769,24 @@ def test_a_card_laid_against_a_pushed_snakes_missed_end_waits_to_see_what_it_tou
     assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
 
 
+def test_a_card_laid_against_the_missed_end_of_a_snake_carried_and_turned_round_waits():
+    # as above, but the snake is carried and laid back to front: its missed end went where
+    # the turn of its other cards takes it, not where a plain push would
+    t1 = [["H-purple", "M-purple-blue", "M-blue-green"]]
+    t2 = [t1[0] + ["M-green-yellow"]]
+    t3 = t2 + [["H-orange"]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(analysis(t1))
+    analyzer.fault = _lost({4, 5, 6}, ["blue", "green"])
+    for table in (t2, t3):
+        moved = _turned_round(analysis(table, offsets={0: (0.0, 120.0)}), set(range(4)), 300.0)
+        p.show(moved, 4, hand=True)
+        p.show(moved)
+    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
 def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
     # the second table's readings miss M-purple-blue, and the card just laid after it reads
     # the same (M-blue-purple): a card of a chain does not leave its neighbour on its own to
