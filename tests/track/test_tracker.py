@@ -749,41 +749,29 @@ def test_a_card_missed_in_the_table_judged_last_is_judged_before_the_next_card()
     assert summary(p.moves()) == summary(expected(tables)["moves"])
 
 
-def test_a_card_laid_against_a_pushed_snakes_missed_end_waits_to_see_what_it_touches():
-    # the snake is pushed well aside as M-green-yellow is laid at its end, and every reading
-    # of that table misses the end it was laid against: the new card lies beside where that
-    # card went with its snake, so which cards it touches was not read -- it waits, and is an
+@pytest.mark.parametrize("carried", ["pushed", "turned round"])
+def test_a_card_laid_against_a_moved_snakes_missed_end_waits_to_see_what_it_touches(carried):
+    # the snake is pushed well aside (or carried and laid back to front) as M-green-yellow is
+    # laid at its end, and every reading of that table misses the end it was laid against:
+    # the new card lies beside where that card went with its snake (where the turn of its
+    # other cards takes it), so which cards it touches was not read -- it waits, and is an
     # extension when the next table shows the end again (not a card laid alone)
     t1 = [["H-purple", "M-purple-blue", "M-blue-green"]]
     t2 = [t1[0] + ["M-green-yellow"]]
     t3 = t2 + [["H-orange"]]
-    pushed = {0: (0.0, 100.0)}
+
+    def moved(table):
+        data = analysis(table, offsets={0: (0.0, 110.0)})
+        return data if carried == "pushed" else _turned_round(data, set(range(4)), 300.0)
+
     analyzer = FakeAnalyzer()
     tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer)
     p.show(analysis(t1))
     analyzer.fault = _lost({4, 5, 6}, ["blue", "green"])
     for table in (t2, t3):
-        p.show(analysis(table, pushed), 4, hand=True)
-        p.show(analysis(table, pushed))
-    assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
-
-
-def test_a_card_laid_against_the_missed_end_of_a_snake_carried_and_turned_round_waits():
-    # as above, but the snake is carried and laid back to front: its missed end went where
-    # the turn of its other cards takes it, not where a plain push would
-    t1 = [["H-purple", "M-purple-blue", "M-blue-green"]]
-    t2 = [t1[0] + ["M-green-yellow"]]
-    t3 = t2 + [["H-orange"]]
-    analyzer = FakeAnalyzer()
-    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
-    p = Player(tracker, analyzer)
-    p.show(analysis(t1))
-    analyzer.fault = _lost({4, 5, 6}, ["blue", "green"])
-    for table in (t2, t3):
-        moved = _turned_round(analysis(table, offsets={0: (0.0, 120.0)}), set(range(4)), 300.0)
-        p.show(moved, 4, hand=True)
-        p.show(moved)
+        p.show(moved(table), 4, hand=True)
+        p.show(moved(table))
     assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
 
 
