@@ -28,14 +28,16 @@ def chain_push(cards: Iterable[int], now: dict, then: dict, size: float) -> np.n
     return push if np.linalg.norm(push) >= MIN_PUSH * size else None
 
 
-def chain_motion(cards: Iterable[int], now: dict, then: dict):
+def chain_motion(cards: Iterable[int], now: dict, then: dict, size: float):
     """The turn and shift that best carry these cards' outlines at the last settle onto their
-    outlines now (least squares over their corners), as a function of corners; None when
-    fewer than two of them have both outlines.  A snake is carried and turned as a whole,
-    so a card of it that was not seen went where this takes it."""
+    outlines now (least squares over their corners), as a function of corners.  A snake is
+    carried and turned as a whole, so a card of it that was not seen went where this takes
+    it.  With one card, its push (`chain_push`); None when no card has both outlines or the
+    one card barely moved."""
     both = [t for t in cards if t in now and t in then]
     if len(both) < 2:
-        return None
+        push = chain_push(both, now, then, size)
+        return None if push is None else lambda corners: np.asarray(corners, float) + push
     src = np.concatenate([np.asarray(then[t], float) for t in both])
     dst = np.concatenate([np.asarray(now[t], float) for t in both])
     src_mean, dst_mean = src.mean(axis=0), dst.mean(axis=0)

@@ -44,7 +44,7 @@ from .gate import ChangeGate
 from .identity import Track, match_sightings
 from .naming import CardNaming
 from .persistence import SavedState
-from .pushes import MIN_PUSH, chain_motion, chain_push, components
+from .pushes import MIN_PUSH, chain_motion, components
 from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import RefereeLink
@@ -463,7 +463,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # unless a snake went with it: a card completing two chains joins them, and both go)
         gone_whole = [c for c in self.chains if all(t in gone for t in c)]
         taking = {t for c in gone_whole if len(c) > 1 or any(len(o) > 1 for o in gone_whole) for t in c}
-        # (a card missed in a snake pushed to make room for a join went with its snake)
+        # (a card missed in a snake pushed or carried to make room for a join went with it)
         pushed = self._pushed_places(hidden - taking, present - unseen)
         blind = {t for t in added if any(t in e for e in ghost_links)
                  or any(self._beside(t, u, pushed.get(u)) for u in unseen | (hidden - taking))
@@ -690,22 +690,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
     def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
         """Where settled cards not seen now lie if their chain was carried as its cards that
-        were seen were since the table last settled (`chain_motion`; one seen card: its
-        push).  Left out: cards of a chain that did not move, and cards last seen elsewhere
-        than where they settled (they were seen carried)."""
+        were seen were since the table last settled (`chain_motion`).  Left out: cards of a
+        chain that did not move, and cards last seen elsewhere than where they settled (they
+        were seen carried)."""
         out = {}
         for chain in self.chains:
             missing = [t for t in chain if t in cards and t in self._settled_outlines
                        and _centre_shift(self._track(t).corners, self._settled_outlines[t])
                        < MIN_PUSH * self._track(t).size]
-            if not missing:
-                continue
             now = {t: self.tracks[t].corners for t in chain if t in seen}
-            motion = chain_motion(now, now, self._settled_outlines)
+            motion = chain_motion(now, now, self._settled_outlines, self._track(missing[0]).size) \
+                if missing else None
             if motion is None:
-                push = chain_push(now, now, self._settled_outlines, self._track(missing[0]).size)
-                motion = None if push is None else (lambda corners, push=push: corners + push)
-            for t in missing if motion is not None else []:
+                continue
+            for t in missing:
                 place = motion(self._settled_outlines[t])
                 if _centre_shift(place, self._settled_outlines[t]) >= MIN_PUSH * self._track(t).size:
                     out[t] = place
@@ -811,7 +809,8 @@ def _shape(window: _Window) -> tuple[int, ...] | None:
 
 def _centre_shift(a, b) -> float:
     """How far apart two outlines' centres lie, in pixels."""
-    return float(np.linalg.norm(np.mean(np.asarray(a, float), axis=0) - np.mean(np.asarray(b, float), axis=0)))
+    return float(np.linalg.norm(np.mean(np.asarray(a, float), axis=0)
+                                - np.mean(np.asarray(b, float), axis=0)))
 
 
 def _renamed(items: set, renamed: dict[int, int]) -> set:

@@ -21,13 +21,15 @@ def test_a_missed_card_goes_where_the_turn_of_its_seen_snake_takes_it():
     then = row(4)
     now = turned(then, 30.0, [200.0, 50.0])
     seen = {t: now[t] for t in (0, 1, 2)}                 # card 3 is not seen now
-    motion = chain_motion(seen, seen, then)
+    motion = chain_motion(seen, seen, then, 40.0)
     assert np.allclose(motion(then[3]), now[3], atol=1e-6)
     # a plain push of the same cards (the median shift) would leave it far from there
     push = chain_push(seen, seen, then, 40.0)
     assert np.linalg.norm((then[3] + push).mean(axis=0) - now[3].mean(axis=0)) > 40.0
 
 
-def test_one_seen_card_gives_no_turn():
+def test_one_seen_card_gives_its_push_or_nothing_if_it_barely_moved():
     then = row(2)
-    assert chain_motion({0: then[0]}, {0: then[0] + 5.0}, then) is None
+    motion = chain_motion({0}, {0: then[0] + [30.0, 0.0]}, then, 40.0)
+    assert np.allclose(motion(then[1]), then[1] + [30.0, 0.0])
+    assert chain_motion({0}, {0: then[0] + [2.0, 0.0]}, then, 40.0) is None
