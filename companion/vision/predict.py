@@ -73,11 +73,30 @@ def _forward(network, a: np.ndarray) -> np.ndarray:
             np.maximum(a, 0, out=a)
     if network.out_activation_ == "logistic":
         expit(a, out=a)
-    else:   # softmax, as scikit-learn's inplace_softmax
+        return a
+    return _softmax(a)
+
+
+def _softmax(a: np.ndarray) -> np.ndarray:
+    """scikit-learn's inplace_softmax.  With fewer than eight classes numpy sums each row's
+    numbers one after another, so doing it a class at a time over all rows gives the same
+    bits, several times faster over the learnt map's 100k pixels (its rows are three long)."""
+    if a.shape[1] >= 8:
         tmp = a - a.max(axis=1)[:, np.newaxis]
         np.exp(tmp, out=a)
         a /= a.sum(axis=1)[:, np.newaxis]
-    return a
+        return a
+    classes = np.ascontiguousarray(a.T)
+    top = classes[0].copy()
+    for c in classes[1:]:
+        np.maximum(top, c, out=top)
+    classes -= top
+    np.exp(classes, out=classes)
+    total = classes[0].copy()
+    for c in classes[1:]:
+        total += c
+    classes /= total
+    return np.ascontiguousarray(classes.T)
 
 
 def _pipeline(model, x: np.ndarray) -> np.ndarray:
