@@ -57,6 +57,7 @@ __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
 TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
 PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
+SAME_PLACE = 0.5   # of a card's outline, what another card must cover to lie on its place
 
 
 @dataclass
@@ -337,11 +338,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             self._reference = None
             self._reread = True
         placed = {t for chain in self.chains for t in chain}
-        # A waiting card this reading missed is not forgotten at once: the reader misses a
-        # card in every frame of a still picture, and the next one may show it again (then
-        # it is dated by when it was first seen, not taken for a card that was never laid).
-        self._waiting_unseen = {t: f for t, f in waited.items() if t not in present | placed
-                                and t not in self._waiting and t not in self._waiting_unseen}
+        self._waiting_unseen = self._still_waiting(waited, present, placed)
         for t in list(self.tracks):
             if (t not in known or t in waited) and t not in placed | set(self._waiting) \
                     | set(self._waiting_unseen) \
@@ -349,6 +346,18 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 del self.tracks[t]        # a tentative card that did not last
                 self._looks.pop(t, None)
         return events
+
+    def _still_waiting(self, waited: dict[int, int], present: set, placed: set) -> dict[int, int]:
+        """Of the cards that waited (card -> frame first showing it), those this reading missed
+        that wait on.  A waiting card missed is not forgotten at once: the reader misses a card
+        in every frame of a still picture, and the next one may show it again (then it is dated
+        by when it was first seen, not taken for a card that was never laid).  One that lies
+        where a placed card lies is forgotten: the reader took it there for a new card, judged
+        so, and kept it would be a second card on the same place."""
+        return {t: f for t, f in waited.items() if t not in present | placed
+                and t not in self._waiting and t not in self._waiting_unseen
+                and not any(outline_share(self._track(u).corners, self._track(t).corners) >= SAME_PLACE
+                            for u in placed)}
 
     def _compare(self, present: set, edges: set, latest: set, window: _Window,
                  waited: dict[int, int]) -> list[TrackEvent]:
@@ -636,7 +645,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         seen = {t for t in alone - self._doubtful(alone, present, window)
                 if since_first(self.tracks[t].corners)}
         start = {t for t in seen if any(
-            judged < len(self.history) and outline_share(self.tracks[t].corners, corners) >= 0.5
+            judged < len(self.history) and outline_share(self.tracks[t].corners, corners) >= SAME_PLACE
             for corners, judged in self._alone_since_first)}
         self._alone_since_first = \
             [(self.tracks[t].corners, len(self.history)) for t in seen - start] + \

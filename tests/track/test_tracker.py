@@ -1,6 +1,7 @@
 """The tracker over scripted games: settling, identity, voting, doubt, desync."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from companion.bench.games import keep_cards
@@ -773,6 +774,19 @@ def test_a_card_laid_against_a_moved_snakes_missed_end_waits_to_see_what_it_touc
         p.show(moved(table), 4, hand=True)
         p.show(moved(table))
     assert summary(tracker.moves) == summary(expected([t1, t2, t3])["moves"])
+
+
+def test_a_waiting_card_missed_where_a_placed_card_now_lies_stops_waiting():
+    # (seen in a development game: the card a join waited on was read as a new card in the
+    # next picture and judged there; the waiting one, kept, came back as a second card on
+    # the same place, and the game waited on it until a completion went unjudged)
+    from companion.track.identity import Track
+    tracker = Tracker(FakeAnalyzer(), PLAYERS, settings=FIXED)
+    here = np.array([[0.0, 0.0], [56.0, 0.0], [56.0, 40.0], [0.0, 40.0]])
+    for t, corners in ((1, here), (2, here + [2.0, 1.0]), (3, here + [200.0, 0.0])):
+        tracker.tracks[t] = Track(t, corners.mean(axis=0), 40.0, corners)
+    # 2 and 3 waited (first shown at frame 7); card 1, on 2's place, is now placed; 3 is elsewhere
+    assert tracker._still_waiting({2: 7, 3: 7}, present=set(), placed={1}) == {3: 7}
 
 
 def test_a_missed_card_does_not_walk_onto_a_look_alike_laid_beside_it():
