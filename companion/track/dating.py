@@ -93,6 +93,8 @@ class SettledPictures:
         (the one after the last in which its place changed; the reader missed it there).
         One first shown by the judged picture (0) was laid in the turn judged there, and
         missed.  A card whose place changed since the last picture is not dated: it was laid now."""
+        if not cards:   # (each test compares two whole pictures)
+            return {}
         tests = [self.test(now, image_shape, small) for _, small in self._shots]
         earlier = self.test(now, image_shape, self._before)
         out = {}

@@ -335,11 +335,11 @@ def paper_step(p: np.ndarray, quad: np.ndarray) -> float:
     crop = p[y0:y1 + 1, x0:x1 + 1]
     inside = np.zeros(crop.shape, np.uint8)
     cv2.fillPoly(inside, [np.int32(np.round(quad - (x0, y0)))], 1)
-    core = cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0
+    within = cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0
     ring = (cv2.dilate(inside, np.ones((9, 9), np.uint8)) > 0) & (inside == 0)
-    if not core.any() or not ring.any():
+    if not within.any() or not ring.any():
         return 0.0
-    return float(crop[core].mean() - crop[ring].mean()) / 255.0
+    return float(crop[within].mean() - crop[ring].mean()) / 255.0
 
 
 def _pixels_by_label(labels: np.ndarray) -> dict[int, np.ndarray]:

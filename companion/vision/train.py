@@ -4,13 +4,14 @@ First the finder's learnt map of table, card rims and card cores
 (`paper_train`), since what the finder finds with it is what the recognition
 models then learn from.  The training set is rendered in the training styles
 only (never the held-out one) from seeds the bench never uses
-(`seeds.scene_seed`).  Every found card is matched to the truth by outline overlap: it teaches the edge model which
-of its edges connect (and the colour model their colours), and the kind
-model its kind; found outlines that match no card teach the kind `none`.
-The models are then scored on a validation set in the held-out style.
-What true faces show is measured on the training faces out of fold (`face_reference`),
-how surprising a face's evidence may be, and the probability below which an `unknown`
-is not a card, on scenes of their own (`choose_thresholds`).
+(`seeds.scene_seed`).  Every found card is matched to the truth by outline
+overlap: it teaches the edge model which of its edges connect (and the
+colour model their colours), and the kind model its kind; found outlines
+that match no card teach the kind `none`.  The models are then scored on a
+validation set in the held-out style.  What true faces show is measured on
+the training faces out of fold (`face_reference`), how surprising a face's
+evidence may be, and the probability below which an `unknown` is not a
+card, on scenes of their own (`choose_thresholds`).
 """
 from __future__ import annotations
 
