@@ -7,14 +7,16 @@ a card misread in one frame is outvoted by the frames around it instead of
 becoming a phantom move.  Cards do not change on the table, so the votes of a
 card's whole life count.
 
-Matching first moves each old chain by the push most of its cards agree on
-(players shove snakes aside to make room), then pairs cards with tracks in
-one assignment where a differing reading costs more than any plausible move.
+Matching first moves each old chain by the push or turn most of its cards agree
+on (players shove snakes aside, or swing them round, to make room), then pairs
+cards with tracks in one assignment where a differing reading costs more than
+any plausible move.
 """
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -28,6 +30,7 @@ from .tables import misread_of, outline_share
 SAME_CARD_REACH = 4.0   # card sizes (short sides) a card read the same may have been pushed
 ANY_CARD_REACH = 0.6    # card sizes within which a differently read card is the same one
 SAME_PLACE_SHARE = 0.5  # of the smaller outline, what a differently read card must share with it
+RIGID_SLACK = 0.3       # card sizes two cards' distance may change as their snake is carried
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
 TURNED_DEGREES = 25.0   # a card's outline turned further than this was turned on the table
 RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
@@ -124,45 +127,82 @@ def _assign(cost: np.ndarray) -> list[tuple[int, int]]:
     return [(r, c) for r, c in zip(rows, cols) if cost[r, c] < _FAR]
 
 
-def _chain_shifts(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, dist: np.ndarray,
-                  chains: list[list[int]]) -> dict[int, np.ndarray]:
-    """How far each old chain was pushed, agreed by most of its cards.
+@dataclass(frozen=True)
+class _Motion:
+    """A snake moved as a whole: turned about `origin` by `turn` (row vectors), then laid
+    with `origin` at `dest`."""
+    turn: np.ndarray
+    origin: np.ndarray
+    dest: np.ndarray
 
-    Each card proposes the move to the nearest card read the same; the proposal
-    that puts most of the chain's cards on a card read the same wins (ties: the
-    smallest move, cards mostly lie still), so one card matched to a look-alike
-    elsewhere cannot drag its chain along.  (Counting the cards that land, not the
-    proposals that agree: a snake pushed one card along to make room for a copy of
-    its end card has that copy where the end lay, and the end's own proposal, to
-    stay put, would otherwise tie with the rest's.)
+    def __call__(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points, float) - self.origin) @ self.turn + self.dest
+
+    @classmethod
+    def push(cls, shift: np.ndarray) -> "_Motion":
+        return cls(np.eye(2), np.zeros(2), np.asarray(shift, float))
+
+    @classmethod
+    def carrying(cls, a0: np.ndarray, b0: np.ndarray, a1: np.ndarray, b1: np.ndarray) -> "_Motion":
+        """The turn and shift that lay a0 on a1 and the direction a0 -> b0 along a1 -> b1."""
+        (x0, y0), (x1, y1) = b0 - a0, b1 - a1
+        angle = np.arctan2(y1, x1) - np.arctan2(y0, x0)
+        c, s = np.cos(angle), np.sin(angle)
+        return cls(np.array([[c, s], [-s, c]]), np.asarray(a0, float), np.asarray(a1, float))
+
+
+def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, dist: np.ndarray,
+                   chains: list[list[int]]) -> dict[int, _Motion]:
+    """How each old chain was moved, agreed by most of its cards.
+
+    Each card proposes the push to the nearest card read the same, and each two
+    cards the turn and shift that lay them on two cards read like them as far
+    apart (a snake carried and laid back to front to make room: no push carries
+    it there).  The proposal that puts most of the chain's cards on a card read
+    the same wins (ties: the least movement, cards mostly lie still), so one card
+    matched to a look-alike elsewhere cannot drag its chain along.  (Counting the
+    cards that land, not the proposals that agree: a snake pushed one card along
+    to make room for a copy of its end card has that copy where the end lay, and
+    the end's own proposal, to stay put, would otherwise tie with the rest's.)
     """
     index = {t.id: i for i, t in enumerate(tracks)}
     centres_t = np.array([t.centre for t in tracks])
     centres_s = np.array([s.centre for s in seen])
-    shifts: dict[int, np.ndarray] = {}
+    motions: dict[int, _Motion] = {}
     for chain in chains:
+        members = [index[t] for t in chain if t in index]
+        if not members:
+            continue
+        size = float(np.median([tracks[i].size for i in members]))
         proposals = []
-        for t in chain:
-            i = index.get(t)
-            if i is None:
-                continue
+        for i in members:
             near = np.where(same[i] & (dist[i] < SAME_CARD_REACH))[0]
             if near.size:
                 j = near[np.argmin(dist[i, near])]
-                proposals.append((seen[j].centre - tracks[i].centre, tracks[i].size))
+                proposals.append(_Motion.push(seen[j].centre - tracks[i].centre))
+        chain_centre = centres_t[members].mean(axis=0)
+        for a, b in combinations(members, 2):
+            apart = np.linalg.norm(centres_t[a] - centres_t[b])
+            for ja in np.nonzero(same[a])[0]:
+                for jb in np.nonzero(same[b])[0]:
+                    if ja == jb or abs(np.linalg.norm(centres_s[ja] - centres_s[jb]) - apart) \
+                            > RIGID_SLACK * size:
+                        continue
+                    motion = _Motion.carrying(centres_t[a], centres_t[b], centres_s[ja], centres_s[jb])
+                    if np.linalg.norm(motion(chain_centre) - chain_centre) < SAME_CARD_REACH * size:
+                        proposals.append(motion)
         if not proposals:
             continue
 
-        members = [index[t] for t in chain if t in index]
-
-        def support(p):
-            landed = centres_s[None, :, :] - (centres_t[members] + p[0])[:, None, :]
-            near = np.linalg.norm(landed, axis=2) < 0.3 * p[1]
-            return int((near & same[members]).any(axis=1).sum())
-        best = max(proposals, key=lambda p: (support(p), -np.linalg.norm(p[0])))
+        def rank(motion: _Motion) -> tuple[int, float]:
+            moved = motion(centres_t[members])
+            landed = np.linalg.norm(centres_s[None, :, :] - moved[:, None, :], axis=2) < 0.3 * size
+            movement = float(np.linalg.norm(moved - centres_t[members], axis=1).sum())
+            return int((landed & same[members]).any(axis=1).sum()), -movement
+        best = max(proposals, key=rank)
         for t in chain:
-            shifts[t] = best[0]
-    return shifts
+            motions[t] = best
+    return motions
 
 
 def _turned(before: np.ndarray, after: np.ndarray) -> bool:
@@ -183,8 +223,8 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
                     missing: frozenset[int] = frozenset()) -> dict[int, int]:
     """Map each seen card id to a track id (cards left out are new).
 
-    Every old chain is first moved by the push its cards agree on
-    (`_chain_shifts`), and with it the cards `attached` to one of its cards
+    Every old chain is first moved by the push or turn its cards agree on
+    (`_chain_motions`), and with it the cards `attached` to one of its cards
     (track -> track: a card not yet part of the settled chains, read linked to
     it); then one assignment pairs cards with where their tracks
     should now be: a card read the same may be a little off, a card read
@@ -205,18 +245,18 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     dist = np.linalg.norm(centres_t[:, None, :] - centres_s[None, :, :], axis=2) / size
     codes = [deck.identity(s.card).code for s in seen]
     same = np.array([t.identity for t in tracks])[:, None] == np.array(codes)[None, :]
-    shifts = _chain_shifts(tracks, seen, same, dist, chains)
+    motions = _chain_motions(tracks, seen, same, dist, chains)
     for t, anchor in (attached or {}).items():
-        if anchor in shifts:
-            shifts[t] = shifts[anchor]
-    moved = np.array([t.centre + shifts.get(t.id, 0.0) for t in tracks])
+        if anchor in motions:
+            motions[t] = motions[anchor]
+    moved = np.array([motions[t.id](t.centre) if t.id in motions else t.centre for t in tracks])
     residual = np.linalg.norm(moved[:, None, :] - centres_s[None, :, :], axis=2) / size
     # (of two cards that fit a sighting equally well, the one that lies still takes it, not
     # the one whose snake had to be pushed there: cards mostly lie still)
     pushed = np.linalg.norm(moved - centres_t, axis=1)[:, None] / size
     cost = np.where(same & (residual < SAME_CARD_SLACK), residual + PUSH_COST * pushed, _FAR)
     may_be = _may_be(tracks, seen, codes, missing)
-    cost = np.where(_on_the_place(~same & may_be & (residual < ANY_CARD_REACH), tracks, seen, moved),
+    cost = np.where(_on_the_place(~same & may_be & (residual < ANY_CARD_REACH), tracks, seen, motions),
                     residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
@@ -228,7 +268,7 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
 
 
 def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
-                  moved: np.ndarray) -> np.ndarray:
+                  motions: dict[int, _Motion]) -> np.ndarray:
     """Of the (track, sighting) pairs `near`, those whose outlines share most of the smaller one.
 
     A card read otherwise is the same card only where it covers the card's own place:
@@ -238,7 +278,8 @@ def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
     """
     near = near.copy()
     for r, c in zip(*np.nonzero(near)):
-        track = tracks[r].corners + (moved[r] - tracks[r].centre)
+        motion = motions.get(tracks[r].id)
+        track = motion(tracks[r].corners) if motion else tracks[r].corners
         near[r, c] = outline_share(track, np.asarray(seen[c].corners, float)) >= SAME_PLACE_SHARE
     return near
 

@@ -90,3 +90,19 @@ def test_a_card_lying_still_keeps_its_sighting_from_a_look_alike_of_a_snake_gone
     for order in (tracks, tracks[::-1]):      # whichever card the matching weighs first
         assert match_sightings(order, reading, DECK, [[0, 1], [10, 11, 12]]) == \
             {50: 10, 51: 11, 52: 12}
+
+
+def test_a_snake_carried_and_turned_round_is_found_by_the_turn_most_of_its_cards_agree_on():
+    # the snake is turned round where it lay and laid back to front to make room for the card
+    # just laid at its end, which is misread as a copy of one of the snake's cards; the
+    # snake's second card is missed and its last misread: no push alone carries it there,
+    # but one turn puts five of its seven cards on cards read like them
+    codes = ["M-orange-yellow", "M-yellow-purple", "M-blue-purple", "M-red-blue", "M-red-yellow",
+             "M-yellow-blue", "M-red-blue"]
+    tracks = [track(k, code, 500 + 58 * k, 100) for k, code in enumerate(codes)]
+    read = dict(enumerate(codes)) | {6: "M-red-orange"}
+    cards = tuple(seen(10 + k, read[k], 800 - 58 * k, 160) for k in range(7) if k != 1) + \
+        (seen(99, "M-yellow-blue", 858, 160),)
+    reading = Reading(cards, ((99, 10), (12, 13, 14, 15, 16)))
+    pairs = match_sightings(tracks, reading, DECK, [list(range(7))])
+    assert pairs == {10 + k: k for k in range(7) if k != 1}
