@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from companion.game.cards import Card
+from companion.game.chains import is_closed
 
-from .tables import misread_of
+from .pushes import components
+from .tables import chains_from_links, misread_of
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -35,6 +37,19 @@ class DoubtfulCards:
         left = self.deck.remaining(others)
         return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical
                 or left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
+
+    def _closing(self, cards: set, present: set, edges: set) -> set:
+        """Of these new cards, those read in a snake with a head at one end and a tail at the
+        other.  They cannot wait for the next table to be read afresh: a player collects the
+        snake he closes, and the next table shows neither it nor them."""
+        group = components(present, edges)
+        out = set()
+        for t in cards:
+            chains = chains_from_links(group[t], {e for e in edges if e <= group[t]})
+            if chains and is_closed([Card.parse(self.codes.get(u) or self._deck_reading(u))
+                                     for u in chains[0]]):
+                out.add(t)
+        return out
 
     def _carried(self, gone: set, added: set, present: set, edges: set, window: _Window
                  ) -> dict[int, int]:

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from companion.game.cards import Card, Kind
 
-from .tables import neighbour_directions
+from .tables import misread_of, neighbour_directions
 
 
 class CardNaming:
-    def _codes_for(self, chains: list[list[int]], added: set) -> list[list[str]]:
-        """Card codes for the chains: committed identities for known cards, resolved ones for new."""
+    def _codes_for(self, chains: list[list[int]], added: set, unread: set = frozenset()
+                   ) -> list[list[str]]:
+        """Card codes for the chains: committed identities for known cards, resolved ones for new.
+        `unread`: new cards read doubtfully that no later table will show (see `_resolve`)."""
         identity = {t: self.codes.get(t) or self._deck_reading(t) for c in chains for t in c}
-        doubtful = [t for t in added if not self.tracks[t].is_clear(self.settings.doubt_ratio)]
+        doubtful = [t for t in added if not self.tracks[t].is_clear(self.settings.doubt_ratio)
+                    or t in unread]
         if doubtful:
-            identity.update(self._resolve(chains, identity, doubtful))
+            identity.update(self._resolve(chains, identity, doubtful, unread))
         out = []
         for chain in chains:
             codes = []
@@ -47,13 +50,18 @@ class CardNaming:
                 return card.code if card.colours[1] == nxt else card.flipped().code
         return self._track(t).oriented(code, *neighbour_directions(self._all_tracks(), chain, i))
 
-    def _resolve(self, chains, identity: dict, doubtful: list[int]) -> dict[int, str]:
+    def _resolve(self, chains, identity: dict, doubtful: list[int], unread: set = frozenset()
+                 ) -> dict[int, str]:
         """Settle doubtful new cards with what is known.
 
         Only readings of comparable weight (at least half the leader's) are
         candidates, so the rules never overrule clear evidence; among them a card
         the deck still holds comes first, then one whose placement is legal,
-        then the heavier reading.
+        then the heavier reading.  A card `unread` -- read doubtfully in one still
+        picture, and collected before another could read it afresh -- may also be
+        any card of its kind with one colour otherwise (`misread_of`), weighed as
+        the least of those readings: the one doubtful reading is all the camera
+        will ever say of it.
         """
         choice: dict[int, str] = {}
         for t in doubtful:
@@ -71,5 +79,9 @@ class CardNaming:
                 available = left[self.deck.identity(Card.parse(code))] > 0
                 return (available, self.referee.would_be_legal(table), weight)
             options = [(code, w) for code, w in ranked[:3] if w >= 0.5 * top]
+            if t in unread:
+                read = [code for code, _ in options]
+                options += [(card.code, 0.5 * top) for card in sorted(self.deck.counts)
+                            if card.code not in read and misread_of(ranked[0][0], card.code)]
             choice[t] = max(options, key=rank)[0]
         return choice

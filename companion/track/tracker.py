@@ -480,6 +480,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # Nor is a new card read doubtfully: a still picture is misread the same way in every
         # frame, and the next settled table is read afresh.  It waits, as above.
         unsure = self._doubtful(added - set(waited), present, window) if self.history else set()
+        # (unless it closes a snake: the snake is collected before another table is read)
+        unread = self._closing(unsure, present, edges)
+        unsure -= unread
         # Nor can a change be judged while a card left waiting is missed: judged now, this
         # change would come before that card's.  (It is missed the same way in every frame
         # of a still picture; the next table may show it.)
@@ -512,7 +515,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if problem is not None:
             return self._enter_desync(problem, frame, window)
 
-        table = self._codes_for(chains, added)
+        table = self._codes_for(chains, added, unread)
         old = sorted(canonical_chain(c) for c in self.table)
         if (self.history or not table) and sorted(canonical_chain(c) for c in table) == old:
             # Nudged, shadowed, or nothing at all: the same table, no move.

@@ -1220,3 +1220,22 @@ def test_a_complete_snake_still_out_when_the_game_ends_goes_to_whoever_completed
     assert tracker.account()["moves"][-1] == moves[0]
     assert tracker.account()["scores"][completed_by]["snakes"] == 1
     assert moves[0]["evidence"]["after"] == p.moves()[-1]["evidence"]["after"]
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.95])
+def test_a_card_closing_a_snake_read_doubtfully_is_judged_by_the_rules_before_its_collection(
+        confidence):
+    # M-blue-green closes the snake and is read as M-blue-red in every reading of that table;
+    # the next table shows the snake collected, so no fresh reading will ever show the card.
+    # Read doubtfully, it is judged at once, and the rules may take it for the card one colour
+    # away that completes the snake; read surely, the colour mismatch the camera saw stands.
+    tables = [[["H-purple", "M-purple-blue"]],
+              [["H-purple", "M-purple-blue"], ["T-green"]],
+              [["H-purple", "M-purple-blue", "M-blue-green", "T-green"]],
+              [],
+              [["M-red-orange"]]]
+    seen = [t if confidence < 0.9 else [[code.replace("M-blue-green", "M-blue-red") for code in c]
+                                        for c in t] for t in tables]
+    tracker, p = run(tables, fault=_misread_in(range(10_000), ["blue", "green"], ["blue", "red"],
+                                               confidence))
+    assert summary(tracker.moves) == summary(expected(seen)["moves"])
