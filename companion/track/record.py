@@ -110,10 +110,16 @@ class MoveRecord:
                 return True
         return False
 
-    def _found_from_start(self, cards: dict[int, str]) -> None:
+    def _found_from_start(self, cards: dict[int, str], start_frame: int | None = None) -> None:
         """Cards (track -> code) that lay alone on the table since the first judged one, missed
         in every reading: every judged table is corrected to hold them and the game is judged
-        again; followers are told of each table so corrected."""
+        again; followers are told of each table so corrected.  With `start_frame`, they alone
+        were the table play started from, at that frame: the first judged table's cards become
+        the first move."""
+        if start_frame is not None:
+            self.history.insert(0, {"frame": start_frame, "table": [], "tracks": [],
+                                    "evidence": {"before": None, "after": start_frame},
+                                    "added": [], "taken": []})
         for t, code in cards.items():
             self.codes[t] = code
             self.chains.append([t])

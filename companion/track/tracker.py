@@ -124,6 +124,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._waiting_unseen: dict[int, int] = {}   # ... and those the last reading missed
         self._looks: Counter = Counter()            # settled tables each card was found in
         self._first_small: np.ndarray | None = None  # the picture the first table was judged from
+        self._read_empty: tuple | None = None        # (frame, picture) read empty before it, when
+                                                    # all its cards were laid since
         self._alone_since_first: list[tuple[np.ndarray, int]] = []  # such cards found once: where,
                                                     # and how many tables were judged then
 
@@ -367,6 +369,17 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         gone = before - present
         unmoved = self._unmoved(window)
         forced = self._force or self._desync_settles >= self.settings.accept_after
+        if not self.history and unmoved is not None and not forced:
+            # The first table was read empty: the cards whose places have not changed since lay
+            # there already (play starts with a card on the table; the reader missed it), and
+            # the others were laid since, in turn.
+            there = {t for t in present if unmoved(self.tracks[t].corners)}
+            if there and there != present:
+                start = _Window([self._settled_frame], image=self._settled_image,
+                                small=self._settled_small)
+                return self._compare(there, {e for e in edges if e <= there},
+                                     {e for e in latest if e <= there}, start, {}) \
+                    + self._compare(present, edges, latest, window, waited)
         # Before the first table is judged every card found is part of where play starts; a
         # table taken as it is keeps what the reader found.
         if unmoved is not None and self.history and not forced:
@@ -539,6 +552,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         events = self._leave_desync(frame) + earlier
         before_outlines = dict(self._settled_outlines)
         before_image, before_frame = self._settled_image, self._settled_frame
+        before_small = self._settled_small
         self.chains = chains
         for t in {t for c in chains for t in c}:
             self.codes.setdefault(t, self.deck.identity(Card.parse(
@@ -547,6 +561,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._pictures.restart(window.frames[-1], window.small)
         if not self.history:
             self._first_small = window.small
+            # (read empty before, where every card of it has changed since: those cards were
+            # laid, unless the reader missed the card play started with; `_there_from_start`)
+            laid = unmoved is not None and not any(unmoved(self.tracks[t].corners) for t in present)
+            self._read_empty = (before_frame, before_small) if laid else None
         for step, moves in zip(steps, judged):
             entry = {"frame": step.frame if step.frame is not None else frame,
                      "table": step.table, "tracks": step.tracks,
@@ -654,7 +672,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             [(self.tracks[t].corners, len(self.history)) for t in seen - start] + \
             [(c, j) for c, j in self._alone_since_first if j == len(self.history)]
         if start:
-            self._found_from_start({t: self._deck_reading(t) for t in start})
+            # (and where nothing changed since the picture read empty before the first table,
+            # they are the table play started from: the first table's cards were moves)
+            empty = self._read_empty
+            since_empty = None if empty is None else self._unmoved(window, empty[1])
+            first = since_empty is not None and all(since_empty(self.tracks[t].corners) for t in start)
+            self._found_from_start({t: self._deck_reading(t) for t in start},
+                                   empty[0] if first else None)
+            self._read_empty = None
         return start
 
     def _as_laid(self, entry: dict, cards: set, chains, table):

@@ -476,11 +476,38 @@ def test_a_card_beside_an_unseen_one_in_every_reading_is_a_desync_not_a_guess():
 
 
 def test_a_card_missed_in_the_first_reading_belongs_to_the_starting_table():
-    # nothing is judged before the first table: a card found later where nothing changed
-    # was there when play was first seen, and the game goes on from it
+    # every reading of the starting table misses its one card; the next table shows it where
+    # nothing changed since, beside a card whose place did change: the first lay there when
+    # play started, the second was the first player's move (taken for part of the start, every
+    # later move would go to the wrong player)
     tables = [[["M-blue-green"]], [["M-blue-green"], ["H-red"]],
               [["M-blue-green", "M-green-yellow"], ["H-red"]]]
     tracker, p = run(tables, fault=_miss_in({1, 2, 3}, ["blue", "green"]))
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+    assert [[_identity(c) for c in chain] for chain in tracker.history[0]["table"]] == \
+        [[_identity("M-blue-green")]]
+
+
+def test_a_starting_card_missed_until_after_the_first_move_still_starts_the_game():
+    # the reader misses the starting card in the first two tables, so the first move's card
+    # is taken for where play starts; found alone twice later where nothing changed since
+    # the first (empty) reading, it was the starting table, and the first move is judged
+    # (every later move then goes to the right player)
+    tables = [[["M-blue-green"]],
+              [["M-blue-green"], ["H-red"]],
+              [["M-blue-green"], ["H-red", "M-red-purple"]],
+              [["M-blue-green"], ["H-red", "M-red-purple", "M-purple-orange"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red", "M-red-purple", "M-purple-orange"]]]
+    tracker, p = run(tables, fault=_miss_in(set(range(1, 7)), ["blue", "green"]))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert tracker.stats["from_start"] == 1
+
+
+def test_cards_laid_after_an_empty_first_reading_all_start_the_game_when_every_place_changed():
+    # the camera watched the empty table before play: the first cards found all lie where
+    # the picture changed, and they are where play starts
+    tables = [[], [["M-blue-green"]], [["M-blue-green", "M-green-yellow"]]]
+    tracker, p = run(tables)
     assert summary(p.moves()) == summary(
         judge_record({"players": PLAYERS, "frames": [{"table": t} for t in tables[1:]]})["moves"])
 
