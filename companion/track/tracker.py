@@ -502,6 +502,11 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         lost = set(waited) - present - set(self._waiting_unseen)
         if problem is None and (blind or unsure or lost) and not forced:
             if self._deferred < self.settings.max_deferred:
+                # (a card missed before and found in this table is not going, though the change
+                # waits: missed again later, it is not gone twice)
+                for t in present & set(self._gone_count):
+                    del self._gone_count[t]
+                    self._gone_since.pop(t, None)
                 # (only a fresh picture counts here: a card waits on the place of that snake,
                 # and a snake the reader lost in one picture is lost again in a re-reading)
                 return self._defer(window, added, late_found, hidden,
