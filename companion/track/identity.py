@@ -396,6 +396,11 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
     code_of_seen = {c.index: code for c, code in zip(reading.cards, codes)}
     track_of = dict(pairs)                      # seen id -> track id
     seen_of = {t: i for i, t in pairs.items()}  # track id -> seen id
+    # (a chain found whole where it lay keeps its cards from any chain no longer than itself
+    # that reads like part of it: that one is looked for elsewhere)
+    whole = {seen_of[t]: len(chain) for chain in chains
+             if all(t in seen_of for t in chain) and _contiguous([seen_of[t] for t in chain], reading)
+             for t in chain}
     for chain in sorted(chains, key=len, reverse=True):
         if any(t not in by_track for t in chain):
             continue
@@ -404,7 +409,8 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         lone = len(chain) == 1
         # (a long chain is itself though one of its cards is misread as it moves)
         best = _find_run(list(chain), by_track, reading, code_of_seen, centre_of_seen,
-                         lambda i: not lone or i not in track_of or track_of[i] == chain[0],
+                         lambda i: (not lone or i not in track_of or track_of[i] == chain[0])
+                         and whole.get(i, 0) < len(chain),
                          slips=len(chain) // RUN_CARDS_PER_SLIP, never=never)
         if best is None:
             continue

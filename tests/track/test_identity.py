@@ -106,3 +106,17 @@ def test_a_snake_carried_and_turned_round_is_found_by_the_turn_most_of_its_cards
     reading = Reading(cards, ((99, 10), (12, 13, 14, 15, 16)))
     pairs = match_sightings(tracks, reading, DECK, [list(range(7))])
     assert pairs == {10 + k: k for k in range(7) if k != 1}
+
+
+def test_a_short_snake_partly_missed_does_not_take_its_look_alikes_from_a_snake_lying_still():
+    # a two-card snake reads like two cards in the middle of a long snake; its second card is
+    # missed: looked for by its names, it must not take the long snake's cards, found whole
+    # and linked where the long snake lay
+    long_codes = ["T-purple", "M-purple-blue", "M-blue-yellow", "M-yellow-red", "M-red-green"]
+    tracks = [track(k, code, 100 + 58 * k, 300) for k, code in enumerate(long_codes)] + \
+        [track(10, "M-yellow-red", 500, 100), track(11, "M-blue-yellow", 442, 100)]
+    cards = tuple(seen(20 + k, code, 100 + 58 * k, 300) for k, code in enumerate(long_codes)) + \
+        (seen(30, "M-yellow-red", 500, 100),)
+    reading = Reading(cards, (tuple(range(20, 25)), (30,)))
+    pairs = match_sightings(tracks, reading, DECK, [list(range(5)), [11, 10]])
+    assert pairs == {20 + k: k for k in range(5)} | {30: 10}
