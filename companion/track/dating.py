@@ -72,6 +72,10 @@ class SettledPictures:
         """The picture the table was last judged from."""
         return self._shots[0][1] if self._shots else None
 
+    def showing(self, frame: int) -> np.ndarray | None:
+        """The first kept picture taken at or after `frame`: the one a reading then was of."""
+        return next((small for f, small in self._shots if f >= frame), None)
+
     def restart(self, frame: int, small: np.ndarray) -> None:
         """The table was judged from this picture: dating starts again from it."""
         self._before = self._shots[0][1] if self._shots else None

@@ -387,7 +387,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # the analyser lost where nothing changed is still there, and one it found where
             # nothing changed was never laid.
             # (a chain already missing at the last settle is judged by how long it stays gone)
-            unseen = {t for t in gone - set(self._gone_since) if unmoved(self._track(t).corners)}
+            # (as the picture that last showed it has it: a snake pushed in a change left waiting
+            # lies elsewhere than in the picture last judged, where its new place was bare table)
+            unseen = {t for t in gone - set(self._gone_since) if self._unmoved_since_seen(t, window)}
             # A card found where nothing changed since the last settle was not laid this turn:
             # if its place changed since the table was last judged, it was laid then and the
             # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
@@ -822,6 +824,13 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         the table last settled (or in `before`)?  None when there is no picture to compare with."""
         return unmoved_test(self.gate, self._settled_small if before is None else before,
                             window.small, _shape(window), self.settings.unmoved_fraction)
+
+    def _unmoved_since_seen(self, t: int, window: _Window) -> bool:
+        """The pixels under a card's outline are as they were in the settled picture that
+        last showed it there (the last settled table's when none kept is later)."""
+        seen_in = self._pictures.showing(self._track(t).last_frame)
+        test = self._unmoved(window, seen_in)
+        return test is not None and test(self._track(t).corners)
 
     def _enter_desync(self, reason: str, frame: int, window: _Window | None = None
                       ) -> list[TrackEvent]:

@@ -1289,3 +1289,24 @@ def test_a_card_missed_seen_and_missed_again_over_a_change_left_waiting_stays():
     Player(tracker, analyzer).play([analysis(t, nudged if k else None) for k, t in enumerate(layout)])
     assert tracker.stats["deferred"] >= 1
     assert summary(tracker.moves) == summary(expected(layout)["moves"])
+
+
+def test_a_snake_pushed_while_its_change_waits_is_seen_taken_from_where_it_was_pushed():
+    # the snake is pushed along as T-blue completes it, and the reader misses M-red-blue in
+    # that table, so the change waits; the next table shows the snake collected.  Its cards
+    # were last seen where the push put them: that place, bare in the picture last judged,
+    # is bare again, but it is the picture that last showed them that says they went (kept
+    # as missed there, they made every later table unexplainable).  (T-blue's own turn, never
+    # read whole, is reported as a completion unseen.)
+    tables = [[["H-red", "M-red-blue"], ["M-green-yellow"]],
+              [["H-red", "M-red-blue", "T-blue"], ["M-green-yellow"]],
+              [["M-green-yellow"]],
+              [["M-green-yellow", "M-yellow-orange"]]]
+    pushed = {0: (150.0, 0.0)}
+    analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["red", "blue"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play([analysis(t, pushed if k == 1 else None) for k, t in enumerate(tables)])
+    assert tracker.stats["deferred"] >= 1 and not tracker.desync
+    assert [sorted(map(_identity, c)) for c in tracker.table] == \
+        [sorted(map(_identity, ["M-green-yellow", "M-yellow-orange"]))]
+    assert summary(tracker.moves)[-1] == summary(expected(tables)["moves"])[-1]
