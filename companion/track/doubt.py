@@ -10,6 +10,7 @@ track.  Mixed into `Tracker`; it uses the tracker's tracks, codes, deck, referee
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,6 +82,29 @@ class DoubtfulCards:
                  if sum(a in news for news in partners.values()) == 1}
         for a, g in pairs.items():
             self._merge_track(a, g)
+        return pairs
+
+    def _moved_waiting(self, lost: set, added: set, window: _Window) -> dict[int, int]:
+        """New cards that are cards left waiting, moved and read afresh (new -> waiting): the
+        waiting card is gone from its place (its pixels changed since the picture that last
+        showed it), and the new card, of its kind with one colour otherwise, is the only such
+        new card, and it the only such waiting card of the new one.  (A card waits when its
+        reading is in doubt; carried to make room for a join, or to be joined, and read again
+        there, it reads otherwise.  One read the same far from it is another card.)  They are
+        merged into the waiting ones."""
+        partners = {}
+        for t in lost:
+            if t not in self.tracks or self._unmoved_since_seen(t, window):
+                continue
+            was = self.tracks[t].identity
+            like = {a for a in added if self._deck_reading(a) != was
+                    and misread_of(was, self._deck_reading(a))}
+            if len(like) == 1:
+                partners[t] = like.pop()
+        taken = Counter(partners.values())
+        pairs = {a: t for t, a in partners.items() if taken[a] == 1}
+        for a, t in pairs.items():
+            self._merge_track(a, t)
         return pairs
 
     def _merge_track(self, new: int, old: int) -> None:

@@ -433,6 +433,15 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                                           _renamed(latest, carried))
                 gone -= set(carried.values())
                 added -= set(carried)
+            # Nor is one read nearly like a card left waiting that is gone from its place: that
+            # card was carried (for a join) and read afresh.
+            moved = self._moved_waiting(set(waited) - present, added - set(waited), window)
+            if moved:
+                self.stats["moved_waiting"] += len(moved)
+                present, edges, latest = (_renamed(present, moved), _renamed(edges, moved),
+                                          _renamed(latest, moved))
+                added = (added - set(moved)) | set(moved.values())
+                late_found.update(self._pictures.seen_before(set(moved.values()), waited))
             # Nor can two settled cards that both stayed where they were have let go of each
             # other or come to touch: between them the settled links stand, whatever the
             # reader made of them (a misread or missed card read there broke a snake into

@@ -1310,3 +1310,17 @@ def test_a_snake_pushed_while_its_change_waits_is_seen_taken_from_where_it_was_p
     assert [sorted(map(_identity, c)) for c in tracker.table] == \
         [sorted(map(_identity, ["M-green-yellow", "M-yellow-orange"]))]
     assert summary(tracker.moves)[-1] == summary(expected(tables)["moves"])[-1]
+
+
+def test_a_card_left_waiting_then_carried_to_be_joined_keeps_its_turn():
+    # M-green-orange is laid alone and read doubtfully (as M-orange-purple), so its turn waits;
+    # the next turn carries it across the table and joins it to T-yellow, where it is read
+    # right.  It is the card that waited, moved and read afresh: laid in its own turn, not
+    # with the join (one player's two cards) while the card that waited is lost
+    tables = [[["T-yellow"], ["M-red-blue"]],
+              [["T-yellow"], ["M-red-blue"], ["M-green-orange"]],
+              [["M-orange-green", "M-green-yellow", "T-yellow"], ["M-red-blue"]]]
+    doubt = _misread_in({4, 5, 6}, ["green", "orange"], ["purple", "orange"], 0.5)
+    tracker, p = run(tables, fault=doubt)
+    assert tracker.stats["moved_waiting"] == 1
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
