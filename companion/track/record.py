@@ -14,7 +14,7 @@ from companion.game.chains import is_complete
 from .gap import cut_out
 from .identity import Track
 from .settings import TrackEvent
-from .tables import code_of, facing_colours, neighbour_directions, same_card
+from .tables import chains_from_links, code_of, facing_colours, neighbour_directions, same_card
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -129,6 +129,33 @@ class MoveRecord:
         self._rejudge()
         self._rejoined += [{"table_number": k, "found": sorted(cards.values())}
                            for k in range(len(self.history))]
+
+    def _joined_unseen(self, edges: set, still: set, missed: set) -> bool:
+        """A link read now, between a card laid in the last judged turn and a card that table's
+        reading missed (`missed`), both lying as they did then (`still`): the missed card had
+        been carried to be joined (its place changed, so it was not taken for lying where it
+        was), and the card was laid against it.  The last judged table is corrected to hold
+        the link, and the game is judged again: a join, not the extension then judged.
+        True when a table was corrected."""
+        if not self.history:
+            return False
+        entry = self.history[-1]
+        laid = set(entry["added"])
+        links = {frozenset(p) for c in entry["tracks"] for p in zip(c, c[1:])}
+        found = {e for e in edges - links if e <= still and e & laid and e & missed}
+        if not found:
+            return False
+        chains = chains_from_links(_cards(entry), links | found)
+        if chains is None:
+            return False
+        codes = {t: code for ids, row in zip(entry["tracks"], entry["table"]) for t, code in zip(ids, row)}
+        entry["tracks"] = chains
+        entry["table"] = [[self._orient(t, codes[t], c, i) for i, t in enumerate(c)] for c in chains]
+        self.chains = [list(c) for c in chains]
+        self._rejudge()
+        self._rejoined.append({"table_number": len(self.history) - 1,
+                               "joined": sorted(codes[t] for e in found for t in e)})
+        return True
 
     def _completing_join(self, chain: list[int], other: list[int]
                          ) -> tuple[list[int], list[str]] | None:

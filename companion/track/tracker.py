@@ -446,7 +446,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # other or come to touch: between them the settled links stand, whatever the
             # reader made of them (a misread or missed card read there broke a snake into
             # pieces, and the referee called every later move a rearrangement).
-            still = {t for t in present & before if unmoved(self._track(t).corners)}
+            lying = {t for t in present & before if unmoved(self._track(t).corners)}
+            if self._joined_unseen(edges, lying, set(self._gone_since)):
+                self.stats["joined_unseen"] += 1
+            # (a card the last settled table missed may have been moved before it: its links
+            # then were not read)
+            still = lying - set(self._gone_since)
             settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
             edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
         # A card seen gone (and the pixels agree something happened there) only counts as

@@ -1324,3 +1324,16 @@ def test_a_card_left_waiting_then_carried_to_be_joined_keeps_its_turn():
     tracker, p = run(tables, fault=doubt)
     assert tracker.stats["moved_waiting"] == 1
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_join_made_while_the_reader_missed_the_card_carried_to_it_is_judged_a_join():
+    # M-yellow-green is carried to the snake's end and M-blue-yellow laid between them; every
+    # reading of that table misses M-yellow-green, so the new card is judged an extension.
+    # The next table reads the link, between two cards lying as they did: the turn was a
+    # join, the judged table is corrected, and the next move is not a rearrangement
+    tables = [[["H-red", "M-red-blue"], ["M-yellow-green"]],
+              [["H-red", "M-red-blue", "M-blue-yellow", "M-yellow-green"]],
+              [["H-red", "M-red-blue", "M-blue-yellow", "M-yellow-green"], ["T-orange"]]]
+    tracker, p = run(tables, fault=_miss_in({4, 5, 6}, ["yellow", "green"]))
+    assert tracker.stats["joined_unseen"] == 1
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
