@@ -188,7 +188,8 @@ def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, 
                     if ja == jb or abs(np.linalg.norm(centres_s[ja] - centres_s[jb]) - apart) \
                             > RIGID_SLACK * size:
                         continue
-                    motion = _Motion.carrying(centres_t[a], centres_t[b], centres_s[ja], centres_s[jb])
+                    motion = _Motion.carrying(centres_t[a], centres_t[b],
+                                              centres_s[ja], centres_s[jb])
                     if np.linalg.norm(motion(chain_centre) - chain_centre) < SAME_CARD_REACH * size:
                         proposals.append(motion)
         if not proposals:
@@ -256,8 +257,8 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     pushed = np.linalg.norm(moved - centres_t, axis=1)[:, None] / size
     cost = np.where(same & (residual < SAME_CARD_SLACK), residual + PUSH_COST * pushed, _FAR)
     may_be = _may_be(tracks, seen, codes, missing)
-    cost = np.where(_on_the_place(~same & may_be & (residual < ANY_CARD_REACH), tracks, seen, motions),
-                    residual + 1.0, cost)
+    on_place = _on_the_place(~same & may_be & (residual < ANY_CARD_REACH), tracks, seen, motions)
+    cost = np.where(on_place, residual + 1.0, cost)
     # a card read the same but not where its chain went (pushed on its own, e.g. by a hand)
     cost = np.where(same & (cost >= _FAR) & (dist < SAME_CARD_REACH), dist + 1.0, cost)
     pairs = {seen[c].index: tracks[r].id for r, c in _assign(cost)}
@@ -398,9 +399,8 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
     seen_of = {t: i for i, t in pairs.items()}  # track id -> seen id
     # (a chain found whole where it lay keeps its cards from any chain no longer than itself
     # that reads like part of it: that one is looked for elsewhere)
-    whole = {seen_of[t]: len(chain) for chain in chains
-             if all(t in seen_of for t in chain) and _contiguous([seen_of[t] for t in chain], reading)
-             for t in chain}
+    whole = {seen_of[t]: len(chain) for chain in chains if all(t in seen_of for t in chain)
+             and _contiguous([seen_of[t] for t in chain], reading) for t in chain}
     for chain in sorted(chains, key=len, reverse=True):
         if any(t not in by_track for t in chain):
             continue

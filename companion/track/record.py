@@ -148,9 +148,11 @@ class MoveRecord:
         chains = chains_from_links(_cards(entry), links | found)
         if chains is None:
             return False
-        codes = {t: code for ids, row in zip(entry["tracks"], entry["table"]) for t, code in zip(ids, row)}
+        codes = {t: code for ids, row in zip(entry["tracks"], entry["table"])
+                 for t, code in zip(ids, row)}
         entry["tracks"] = chains
-        entry["table"] = [[self._orient(t, codes[t], c, i) for i, t in enumerate(c)] for c in chains]
+        entry["table"] = [[self._orient(t, codes[t], c, i) for i, t in enumerate(c)]
+                          for c in chains]
         self.chains = [list(c) for c in chains]
         self._rejudge()
         self._rejoined.append({"table_number": len(self.history) - 1,

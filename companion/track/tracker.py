@@ -389,7 +389,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # (a chain already missing at the last settle is judged by how long it stays gone)
             # (as the picture that last showed it has it: a snake pushed in a change left waiting
             # lies elsewhere than in the picture last judged, where its new place was bare table)
-            unseen = {t for t in gone - set(self._gone_since) if self._unmoved_since_seen(t, window)}
+            unseen = {t for t in gone - set(self._gone_since)
+                      if self._unmoved_since_seen(t, window)}
             # A card found where nothing changed since the last settle was not laid this turn:
             # if its place changed since the table was last judged, it was laid then and the
             # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
@@ -697,7 +698,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # they are the table play started from: the first table's cards were moves)
             empty = self._read_empty
             since_empty = None if empty is None else self._unmoved(window, empty[1])
-            first = since_empty is not None and all(since_empty(self.tracks[t].corners) for t in start)
+            first = since_empty is not None and all(since_empty(self.tracks[t].corners)
+                                                    for t in start)
             self._found_from_start({t: self._deck_reading(t) for t in start},
                                    empty[0] if first else None)
             self._read_empty = None

@@ -1286,7 +1286,8 @@ def test_a_card_missed_seen_and_missed_again_over_a_change_left_waiting_stays():
         return lose(data, call) if 4 <= call <= 6 or call >= 10 else doubt(data, call)
     analyzer = FakeAnalyzer(fault=fault)
     tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
-    Player(tracker, analyzer).play([analysis(t, nudged if k else None) for k, t in enumerate(layout)])
+    Player(tracker, analyzer).play([analysis(t, nudged if k else None)
+                                    for k, t in enumerate(layout)])
     assert tracker.stats["deferred"] >= 1
     assert summary(tracker.moves) == summary(expected(layout)["moves"])
 
@@ -1305,7 +1306,8 @@ def test_a_snake_pushed_while_its_change_waits_is_seen_taken_from_where_it_was_p
     pushed = {0: (150.0, 0.0)}
     analyzer = FakeAnalyzer(fault=_miss_in({4, 5, 6}, ["red", "blue"]))
     tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
-    Player(tracker, analyzer).play([analysis(t, pushed if k == 1 else None) for k, t in enumerate(tables)])
+    Player(tracker, analyzer).play([analysis(t, pushed if k == 1 else None)
+                                    for k, t in enumerate(tables)])
     assert tracker.stats["deferred"] >= 1 and not tracker.desync
     assert [sorted(map(_identity, c)) for c in tracker.table] == \
         [sorted(map(_identity, ["M-green-yellow", "M-yellow-orange"]))]
