@@ -369,17 +369,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         gone = before - present
         unmoved = self._unmoved(window)
         forced = self._force or self._desync_settles >= self.settings.accept_after
-        if not self.history and unmoved is not None and not forced:
+        if not self.history and unmoved is not None:
             # The first table was read empty: the cards whose places have not changed since lay
             # there already (play starts with a card on the table; the reader missed it), and
             # the others were laid since, in turn.
             there = {t for t in present if unmoved(self.tracks[t].corners)}
-            if there and there != present:
+            if there and there != present and not forced:
                 start = _Window([self._settled_frame], image=self._settled_image,
                                 small=self._settled_small)
                 return self._compare(there, {e for e in edges if e <= there},
                                      {e for e in latest if e <= there}, start, {}) \
                     + self._compare(present, edges, latest, window, waited)
+            # (every card of it laid since the empty picture, unless the reader missed the card
+            # play started with there too; `_there_from_start`)
+            self._read_empty = None if there else (self._settled_frame, self._settled_small)
         # Before the first table is judged every card found is part of where play starts; a
         # table taken as it is keeps what the reader found.
         if unmoved is not None and self.history and not forced:
@@ -574,7 +577,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         events = self._leave_desync(frame) + earlier
         before_outlines = dict(self._settled_outlines)
         before_image, before_frame = self._settled_image, self._settled_frame
-        before_small = self._settled_small
         self.chains = chains
         for t in {t for c in chains for t in c}:
             self.codes.setdefault(t, self.deck.identity(Card.parse(
@@ -583,10 +585,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._pictures.restart(window.frames[-1], window.small)
         if not self.history:
             self._first_small = window.small
-            # (read empty before, where every card of it has changed since: those cards were
-            # laid, unless the reader missed the card play started with; `_there_from_start`)
-            laid = unmoved is not None and not any(unmoved(self.tracks[t].corners) for t in present)
-            self._read_empty = (before_frame, before_small) if laid else None
         for step, moves in zip(steps, judged):
             entry = {"frame": step.frame if step.frame is not None else frame,
                      "table": step.table, "tracks": step.tracks,
