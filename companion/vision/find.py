@@ -210,8 +210,11 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                 to_cut.append(blob)
     kept = suppress([(q, s) for q, s, _ in singles])
     untaught = {id(q) for q, _, whole_only in singles if whole_only}
+    # rows of cards: the learnt map's where there is one (a dotted or striped cloth breaks
+    # the edge map's rows into pieces a fraction of a card wide, and no card may lie alone)
+    rows_in = edges if paper_p is None else paper_p
     alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
-                              [b.contour for b in blobs if b.contrast_in is edges], aspect_lo, aspect_hi)
+                              [b.contour for b in blobs if b.contrast_in is rows_in], aspect_lo, aspect_hi)
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
@@ -387,11 +390,13 @@ def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
     On a table of the paper's colour, the colour maps see only the snakes'
     bodies, and a piece of body between two bends is a fine small
     quadrilateral: learnt from, it halves every card, and no row is cut
-    right.  The edge map holds those rows (`rows`, its regions of several
-    cards) by their rims: a piece lies along the middle of one
+    right.  The edge map, or better the learnt map, holds those rows (`rows`,
+    its regions of several cards): a piece lies along the middle of one
     (`_part_of_strip`), and when the rows are far wider than everything
     found alone, all of it was pieces; a row's width is then a card's short
     side (its long side unknown: the middle of the deck's proportions).
+    Rows are weighed by their area: a map also holds fragments narrower than
+    any card (a stripe of the cloth, a card's corner), but little of it.
     The few cards found alone may all be seen squeezed across their width,
     and look longer than any card of the deck; a card turned the other way
     is not: the long side is at most `aspect_hi` times the short.
@@ -399,10 +404,17 @@ def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
     alone = _without_doubles([q for q in found if not _part_of_strip(q, rows)])
     sizes = CardSizes.from_cards(alone)
     if len(rows) >= 2:
-        width = float(np.median([_strip_width(c) for c in rows]))
+        width = _weighted_median([_strip_width(c) for c in rows], [cv2.contourArea(c) for c in rows])
         if not sizes or width > PIECES_NARROWER * sizes.short:
             return [], CardSizes(width, 0.5 * (aspect_lo + aspect_hi) * width)
     return alone, sizes.at_most(aspect_hi)
+
+
+def _weighted_median(values: list[float], weights: list[float]) -> float:
+    """The value below which half the total weight lies."""
+    order = np.argsort(values)
+    cumulative = np.cumsum(np.asarray(weights, float)[order])
+    return float(np.asarray(values, float)[order][np.searchsorted(cumulative, 0.5 * cumulative[-1])])
 
 
 def _without_doubles(quads: list[np.ndarray]) -> list[np.ndarray]:

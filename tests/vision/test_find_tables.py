@@ -440,3 +440,37 @@ def test_something_cut_by_the_frame_is_not_a_card():
     found = find_cards(_noisy(img, 6))
     assert _found(found, inside) > 0.85 and _found(found, touching) > 0.8
     assert not any(f.corners[:, 0].max() > 700 for f in found), [f.corners.round() for f in found]
+
+
+def test_fragments_narrower_than_a_card_do_not_set_a_row_s_width():
+    """Nothing found alone: the rows' width is the card's short side.  A patterned cloth
+    leaves many slivers in a map beside the few rows, but the rows hold most of its area."""
+    from companion.vision.find import card_sizes
+    rows = [_region(_card_corners((400, 100 + 200 * k), (700, 100), 0)) for k in range(2)]
+    slivers = [_region(_card_corners((100 + 60 * k, 500), (40, 25), 0)) for k in range(5)]
+    alone, sizes = card_sizes([], rows + slivers, 1.2, 1.6)
+    assert alone == []
+    assert sizes.short == pytest.approx(100, abs=3)
+
+
+# rendered hard tables whose surface is a patterned cloth (the test checks it is)
+PATTERNED_SEEDS = (0, 6, 8, 17, 25, 30, 36)
+
+
+def test_a_long_snake_on_a_patterned_cloth_is_cut_at_the_size_the_learnt_map_shows(analyzer):
+    """A dotted or striped cloth breaks the edge map into slivers, and no card of a single
+    long snake lies alone to tell a card's size: the learnt map's rows tell it.  (Measured
+    when written: 82% of these cards found, 56% with the edge map's rows.)"""
+    from companion.synth.scene import render_scene
+    snake = ["H-red", "M-red-blue", "M-blue-green", "M-green-yellow", "M-yellow-purple",
+             "M-purple-orange", "M-orange-red", "M-red-green", "T-green"]
+    truth = found_right = 0
+    for seed in PATTERNED_SEEDS:
+        scene = render_scene(seed, tier="hard", style="retro", size=(1280, 720), table=[snake])
+        assert scene.meta["surface"].startswith("pattern")
+        img = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        found = find_cards(img, paper=analyzer.paper)
+        cards = [np.array(c["corners"], float) for c in scene.truth["cards"]]
+        truth += len(cards)
+        found_right += sum(_found(found, c) > 0.6 for c in cards)
+    assert found_right >= 0.75 * truth, (found_right, truth)
