@@ -24,6 +24,7 @@ from scipy.optimize import linear_sum_assignment
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 
+from .pushes import Motion, rigid_fit, shifted
 from .reading import Reading, SeenCard
 from .tables import misread_of, outline_share
 
@@ -127,32 +128,8 @@ def _assign(cost: np.ndarray) -> list[tuple[int, int]]:
     return [(r, c) for r, c in zip(rows, cols) if cost[r, c] < _FAR]
 
 
-@dataclass(frozen=True)
-class _Motion:
-    """A snake moved as a whole: turned about `origin` by `turn` (row vectors), then laid
-    with `origin` at `dest`."""
-    turn: np.ndarray
-    origin: np.ndarray
-    dest: np.ndarray
-
-    def __call__(self, points: np.ndarray) -> np.ndarray:
-        return (np.asarray(points, float) - self.origin) @ self.turn + self.dest
-
-    @classmethod
-    def push(cls, shift: np.ndarray) -> "_Motion":
-        return cls(np.eye(2), np.zeros(2), np.asarray(shift, float))
-
-    @classmethod
-    def carrying(cls, a0: np.ndarray, b0: np.ndarray, a1: np.ndarray, b1: np.ndarray) -> "_Motion":
-        """The turn and shift that lay a0 on a1 and the direction a0 -> b0 along a1 -> b1."""
-        (x0, y0), (x1, y1) = b0 - a0, b1 - a1
-        angle = np.arctan2(y1, x1) - np.arctan2(y0, x0)
-        c, s = np.cos(angle), np.sin(angle)
-        return cls(np.array([[c, s], [-s, c]]), np.asarray(a0, float), np.asarray(a1, float))
-
-
 def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, dist: np.ndarray,
-                   chains: list[list[int]]) -> dict[int, _Motion]:
+                   chains: list[list[int]]) -> dict[int, Motion]:
     """How each old chain was moved, agreed by most of its cards.
 
     Each card proposes the push to the nearest card read the same, and each two
@@ -168,7 +145,7 @@ def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, 
     index = {t.id: i for i, t in enumerate(tracks)}
     centres_t = np.array([t.centre for t in tracks])
     centres_s = np.array([s.centre for s in seen])
-    motions: dict[int, _Motion] = {}
+    motions: dict[int, Motion] = {}
     for chain in chains:
         members = [index[t] for t in chain if t in index]
         if not members:
@@ -179,7 +156,7 @@ def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, 
             near = np.where(same[i] & (dist[i] < SAME_CARD_REACH))[0]
             if near.size:
                 j = near[np.argmin(dist[i, near])]
-                proposals.append(_Motion.push(seen[j].centre - tracks[i].centre))
+                proposals.append(shifted(seen[j].centre - tracks[i].centre))
         chain_centre = centres_t[members].mean(axis=0)
         for a, b in combinations(members, 2):
             apart = np.linalg.norm(centres_t[a] - centres_t[b])
@@ -188,14 +165,13 @@ def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, 
                     if ja == jb or abs(np.linalg.norm(centres_s[ja] - centres_s[jb]) - apart) \
                             > RIGID_SLACK * size:
                         continue
-                    motion = _Motion.carrying(centres_t[a], centres_t[b],
-                                              centres_s[ja], centres_s[jb])
+                    motion = rigid_fit(centres_t[[a, b]], centres_s[[ja, jb]])
                     if np.linalg.norm(motion(chain_centre) - chain_centre) < SAME_CARD_REACH * size:
                         proposals.append(motion)
         if not proposals:
             continue
 
-        def rank(motion: _Motion) -> tuple[int, float]:
+        def rank(motion: Motion) -> tuple[int, float]:
             moved = motion(centres_t[members])
             landed = np.linalg.norm(centres_s[None, :, :] - moved[:, None, :], axis=2) < 0.3 * size
             movement = float(np.linalg.norm(moved - centres_t[members], axis=1).sum())
@@ -269,7 +245,7 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
 
 
 def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
-                  motions: dict[int, _Motion]) -> np.ndarray:
+                  motions: dict[int, Motion]) -> np.ndarray:
     """Of the (track, sighting) pairs `near`, those whose outlines share most of the smaller one.
 
     A card read otherwise is the same card only where it covers the card's own place:

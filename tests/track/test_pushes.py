@@ -33,3 +33,24 @@ def test_one_seen_card_gives_its_push_or_nothing_if_it_barely_moved():
     motion = chain_motion({0}, {0: then[0] + [30.0, 0.0]}, then, 40.0)
     assert np.allclose(motion(then[1]), then[1] + [30.0, 0.0])
     assert chain_motion({0}, {0: then[0] + [2.0, 0.0]}, then, 40.0) is None
+
+
+def test_a_fit_of_points_drawn_apart_shares_the_difference_between_them():
+    """Two cards of a snake carried and laid a little further apart: neither is pinned and
+    the other pushed the whole difference; each lands half of it from its sighting."""
+    from companion.track.pushes import rigid_fit
+    then = np.array([[0.0, 0.0], [58.0, 0.0]])
+    now = np.array([[300.0, 200.0], [300.0, 200.0 - 66.0]])     # turned a quarter, 8 further apart
+    moved = rigid_fit(then, now)(then)
+    assert np.allclose(np.linalg.norm(moved - now, axis=1), [4.0, 4.0])
+    assert np.allclose(moved.mean(axis=0), now.mean(axis=0))
+
+
+def test_a_fit_never_lays_a_snake_mirrored():
+    from companion.track.pushes import rigid_fit
+    then = row(3)[0]
+    mirrored = then * [-1.0, 1.0]
+    motion = rigid_fit(then, mirrored)
+    a, b, c = motion(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
+    cross = (b - a)[0] * (c - a)[1] - (b - a)[1] * (c - a)[0]
+    assert cross > 0   # the turn keeps the plane's handedness
