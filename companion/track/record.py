@@ -148,15 +148,13 @@ class MoveRecord:
         chains = chains_from_links(_cards(entry), links | found)
         if chains is None:
             return False
-        codes = {t: code for ids, row in zip(entry["tracks"], entry["table"])
-                 for t, code in zip(ids, row)}
-        entry["tracks"] = chains
-        entry["table"] = [[self._orient(t, codes[t], c, i) for i, t in enumerate(c)]
+        joined = sorted(code_of(entry, t) for e in found for t in e)
+        entry["table"] = [[self._orient(t, code_of(entry, t), c, i) for i, t in enumerate(c)]
                           for c in chains]
+        entry["tracks"] = chains
         self.chains = [list(c) for c in chains]
         self._rejudge()
-        self._rejoined.append({"table_number": len(self.history) - 1,
-                               "joined": sorted(codes[t] for e in found for t in e)})
+        self._rejoined.append({"table_number": len(self.history) - 1, "joined": joined})
         return True
 
     def _completing_join(self, chain: list[int], other: list[int]
