@@ -35,6 +35,7 @@ RIGID_SLACK = 0.3       # card sizes two cards' distance may change as their sna
 SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its chain went
 TURNED_DEGREES = 25.0   # a card's outline turned further than this was turned on the table
 RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
+RUN_CARDS_PER_MISREAD = 3   # ... or in so many, read as a misreading could make it (`misread_of`)
 PUSH_COST = 0.1        # per card size a card's snake is pushed: breaks ties towards stillness
 _FAR = 1e6
 
@@ -72,6 +73,16 @@ class Track:
         self.sightings += 1
         self.surest = max(self.surest, seen.confidence)
         self.last_frame = frame
+
+    def absorb(self, other: "Track") -> None:
+        """Take in the sightings of a track that was this card all along."""
+        self.votes.update(other.votes)
+        self.sightings += other.sightings
+        self.surest = max(self.surest, other.surest)
+        self.first_frame = min(self.first_frame, other.first_frame)
+        if other.last_frame > self.last_frame:
+            self.centre, self.size, self.corners = other.centre, other.size, other.corners
+            self.last_frame = other.last_frame
 
     @property
     def identity(self) -> str:
@@ -244,6 +255,31 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
                           {t.id: (m, t.size) for t, m in zip(tracks, moved)})
 
 
+def same_cards_apart(pairings: list[dict[int, int]], tracks: dict[int, Track],
+                     known: set[int]) -> dict[int, int]:
+    """Tracks born in a still window that are a known card seen in its other pictures: new -> old.
+
+    The table does not change while it is still, so a card first seen in one
+    picture of the window, on the place of a known card that picture missed
+    (read otherwise, or its snake carried where matching did not follow it) while
+    another picture of the window saw that card there, is that card, not a second
+    one: the two were never seen together.
+    """
+    seen_with: dict[int, set[int]] = {}
+    for pairs in pairings:
+        present = set(pairs.values())
+        for t in present:
+            seen_with.setdefault(t, set()).update(present)
+    out: dict[int, int] = {}
+    for new in sorted(t for t in seen_with if t not in known):
+        places = [old for old in seen_with if old in known and old not in seen_with[new]
+                  and old not in out.values()
+                  and outline_share(tracks[old].corners, tracks[new].corners) >= SAME_PLACE_SHARE]
+        if len(places) == 1:
+            out[new] = places[0]
+    return out
+
+
 def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
                   motions: dict[int, Motion]) -> np.ndarray:
     """Of the (track, sighting) pairs `near`, those whose outlines share most of the smaller one.
@@ -387,7 +423,8 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
         best = _find_run(list(chain), by_track, reading, code_of_seen, centre_of_seen,
                          lambda i: (not lone or i not in track_of or track_of[i] == chain[0])
                          and whole.get(i, 0) < len(chain),
-                         slips=len(chain) // RUN_CARDS_PER_SLIP, never=never)
+                         slips=len(chain) // RUN_CARDS_PER_SLIP,
+                         misreads=len(chain) // RUN_CARDS_PER_MISREAD, never=never)
         if best is None:
             continue
         for t, i in zip(chain, best):
@@ -467,10 +504,11 @@ def _linked(reading: Reading) -> dict[int, set[int]]:
 
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
-              centre_of_seen: dict, free, slips: int = 0,
+              centre_of_seen: dict, free, slips: int = 0, misreads: int = 0,
               never: set[tuple[int, int]] = frozenset()) -> list[int] | None:
     """The seen run reading like these tracks in order (either way round), all but at most
-    `slips` of its cards alike (no pair in `never`), nearest to them (fewest cards read
+    `slips` of its cards alike, or `misreads` if the others are read as a misreading could
+    make them (`misread_of`), no pair in `never`; nearest to them (fewest cards read
     otherwise first)."""
     want = [by_track[t].identity for t in run]
     where = np.mean([by_track[t].centre for t in run], axis=0)
@@ -479,9 +517,11 @@ def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: di
         for start in range(len(seen_chain) - len(want) + 1):
             forward = list(seen_chain[start:start + len(want)])
             for ids in (forward, forward[::-1]):
-                wrong = [code_of_seen[i] != w for i, w in zip(ids, want)]
-                if sum(wrong) > slips or any((t, i) in never for t, i in zip(run, ids)) \
-                        or not all(free(i) for i in ids):
+                read = [code_of_seen[i] for i in ids]
+                wrong = [code != w for code, w in zip(read, want)]
+                unlike = [code != w and not misread_of(w, code) for code, w in zip(read, want)]
+                if sum(unlike) > slips or sum(wrong) > max(slips, misreads) \
+                        or any((t, i) in never for t, i in zip(run, ids)) or not all(free(i) for i in ids):
                     continue
                 d = float(np.linalg.norm(np.mean([centre_of_seen[i] for i in ids], axis=0) - where))
                 if (sum(wrong), d) < best_rank:

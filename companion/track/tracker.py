@@ -41,7 +41,7 @@ from .doubt import DoubtfulCards
 from .frames import EncodedFrame, full_image
 from .gap import GapStep, cut_out, gap_steps
 from .gate import ChangeGate
-from .identity import Track, match_sightings
+from .identity import Track, match_sightings, same_cards_apart
 from .naming import CardNaming
 from .persistence import SavedState
 from .pushes import MIN_PUSH, chain_motion, components
@@ -301,6 +301,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         links: Counter = Counter()
         latest_links: set = set()
         pairings: list[dict] = []
+        readings: list[Reading] = []
         attached = self._attached()
         for frame, reading in zip(window.frames, window.readings):
             # a card the deck does not have (one colour at both ends of a middle) is a misreading
@@ -315,8 +316,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                     else self._new_track(seen, frame)
                 pairs[seen.index] = track.id
                 track.observe(seen, self.deck, frame)
-            presence.update(set(pairs.values()))
             pairings.append(pairs)
+            readings.append(reading)
+        for new, old in same_cards_apart(pairings, self.tracks, known).items():
+            self.tracks[old].absorb(self.tracks.pop(new))
+            for pairs in pairings:
+                pairs.update({i: old for i, t in pairs.items() if t == new})
+        for pairs, reading in zip(pairings, readings):
+            presence.update(set(pairs.values()))
             edges = {frozenset((pairs[a], pairs[b])) for chain in reading.chains
                      for a, b in zip(chain, chain[1:])}
             links.update(edges)

@@ -360,25 +360,53 @@ def test_an_incomplete_chain_really_taken_is_reported_once_it_stays_gone():
     assert _identity(laid["card"]) == "M-yellow-green" and laid["legal"]
 
 
-def test_a_chain_carried_far_to_make_room_is_followed_by_its_cards():
+def _carried(before, after, offsets, fault, settings=FIXED):
+    """The tracker and player once `after` is laid out carried by `offsets`, its readings
+    spoilt by `fault(first)` (`first`: the call number of its first reading)."""
     analyzer = FakeAnalyzer()
-    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    tracker = Tracker(analyzer, PLAYERS, settings=settings)
     p = Player(tracker, analyzer)
-    before = [["H-purple", "M-purple-blue", "M-blue-green"], ["M-green-yellow"]]
-    after = [["H-purple", "M-purple-blue", "M-blue-green", "M-yellow-blue"], ["M-green-yellow"]]
     p.show(analysis(before))
     p.show(analysis(after), 4, hand=True)
+    analyzer.fault = fault(analyzer.calls + 1)
+    p.show(analysis(after, offsets=offsets))
+    return tracker, p
+
+
+def test_a_chain_carried_far_to_make_room_is_followed_by_its_cards():
+    before = [["H-purple", "M-purple-blue", "M-blue-green"], ["M-green-yellow"]]
+    after = [["H-purple", "M-purple-blue", "M-blue-green", "M-yellow-blue"], ["M-green-yellow"]]
 
     def misread_middle(data, call):   # and one of its cards is misread while it moves
         for card in data["cards"]:
             if card["colours"] == ["purple", "blue"] and call % 2:
                 card["colours"] = ["purple", "red"]
         return data
-    analyzer.fault = misread_middle
-    p.show(analysis(after, offsets={0: (20.0, 300.0), 1: (330.0, -20.0)}))   # both far away
+    tracker, p = _carried(before, after, {0: (20.0, 300.0), 1: (330.0, -20.0)},   # both far away
+                          lambda first: misread_middle)
     (move,) = p.moves()
     assert (_identity(move["card"]), move["action"], move["legal"]) == ("M-yellow-blue", "extend", False)
     assert move["code"] == "colour_mismatch" and not tracker.desync
+
+
+@pytest.mark.parametrize("settings", [FIXED, TrackerSettings(readings=2)],
+                         ids=["three readings", "two readings"])
+def test_a_short_chain_carried_far_and_misread_is_the_same_chain_though_one_reading_missed_a_card(settings):
+    # a three-card snake is carried across the table and extended; every reading there
+    # misreads its last middle (orange-yellow as red-yellow, as a misreading could), and the
+    # first also misses its middle card: the cards that reading found first on those places
+    # are the snake's own, seen by the other readings, never new cards beside them
+    before = [["M-red-green", "M-red-orange", "M-orange-yellow"], ["T-blue"]]
+    after = [["M-red-green", "M-red-orange", "M-orange-yellow", "M-yellow-purple"], ["T-blue"]]
+
+    def fault(first):
+        misread = _misread_in(range(first, first + 10), ["orange", "yellow"], ["red", "yellow"], 0.9)
+        lost = _lost({first}, ["red", "orange"])
+        return lambda data, call: lost(misread(data, call), call)
+    tracker, p = _carried(before, after, {0: (60.0, 300.0)}, fault, settings)
+    (move,) = p.moves()
+    assert (_identity(move["card"]), move["action"], move["legal"]) == ("M-yellow-purple", "extend", True)
+    assert not tracker.desync
 
 
 def _lost_while_play_goes_on(last: list[list[str]]):
