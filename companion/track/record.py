@@ -13,6 +13,7 @@ from companion.game.chains import is_complete
 
 from .gap import cut_out
 from .identity import Track
+from .referee_link import SNAKE
 from .settings import TrackEvent
 from .tables import chains_from_links, code_of, facing_colours, neighbour_directions, same_card
 
@@ -183,15 +184,19 @@ class MoveRecord:
     def _track(self, t: int) -> Track:
         return self.tracks[t] if t in self.tracks else self.retired[t]
 
-    def _dress(self, move: dict, at: int) -> tuple[dict, list[int], list[int]]:
+    def _dress(self, move: dict, at: int, at_end: bool = False) -> tuple[dict, list[int], list[int]]:
         """A referee move with what the camera adds: the cards involved and the evidence frames."""
         entry = self.history[at]
         previous = self.history[at - 1] if at > 0 else None
         move = dict(move)
+        snake = move.pop(SNAKE, None)
         code = move.get("card")
         laid = [t for t in entry["added"] if code and same_card(code_of(entry, t), code)]
-        if move.get("action") == "collect" or (move.get("collected") and not laid):
-            after_ids, before_ids = laid, [t for chain in entry["taken"] for t in chain]
+        if at_end:
+            # a snake completed and left lying when the game ended: it is on the last table
+            after_ids, before_ids = _snake_tracks(entry["tracks"], entry, snake), []
+        elif move.get("action") == "collect" or (move.get("collected") and not laid):
+            after_ids, before_ids = laid, _snake_tracks(entry["taken"], previous, snake)
         else:
             after_ids, before_ids = laid or list(entry["added"]), []
         move["cards"] = [self._card_json(t, entry) for t in after_ids] + \
@@ -316,6 +321,18 @@ class MoveRecord:
         return {"code": code or self.codes.get(t, track.identity), "track": t,
                 "confidence": round(ranked[0][1] / total, 3),
                 "corners": [[round(x, 1), round(y, 1)] for x, y in track.corners.tolist()]}
+
+
+def _snake_tracks(chains: list[list[int]], entry: dict | None, snake: list[str] | None) -> list[int]:
+    """The tracks of the chain that is `snake` (codes as `entry` has them); of all `chains`
+    when none is, or no snake is named."""
+    if snake and entry:
+        for chain in chains:
+            codes = [code_of(entry, t) for t in chain]
+            if len(codes) == len(snake) and any(all(map(same_card, codes, way))
+                                                for way in (snake, snake[::-1])):
+                return list(chain)
+    return [t for chain in chains for t in chain]
 
 
 def _cards(entry: dict) -> set[int]:

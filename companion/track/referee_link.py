@@ -14,15 +14,22 @@ from typing import Any, Callable, Sequence
 
 from companion.game.deck import Deck
 
+SNAKE = "_snake"   # the codes of a collected snake; the record turns it into the cards' outlines
+
 
 def _move_json(move: Any) -> dict:
+    """The move as JSON, a collection with the snake it collects (`SNAKE`, for its evidence)."""
     for name in ("to_json", "to_dict", "as_dict"):
         method = getattr(move, name, None)
         if callable(method):
-            return dict(method())
-    if dataclasses.is_dataclass(move):
-        return dataclasses.asdict(move)
-    return dict(move)
+            out = dict(method())
+            break
+    else:
+        return dataclasses.asdict(move) if dataclasses.is_dataclass(move) else dict(move)
+    chain = getattr(move, "chain", None)
+    if out.get("action") == "collect" and chain:
+        out[SNAKE] = [card.code for card in chain]
+    return out
 
 
 class RefereeLink:

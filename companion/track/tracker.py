@@ -265,7 +265,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         events += self._settle() if self._window.readings else []
         for move in self.referee.finish():
             if self.history:   # the evidence of a snake collected at the end: the last judged table
-                move, _, _ = self._dress(move, len(self.history) - 1)
+                move, _, _ = self._dress(move, len(self.history) - 1, at_end=True)
             self.moves.append(move)
             events.append(TrackEvent("move", self.last_frame, move))
         return events

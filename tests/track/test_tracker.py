@@ -1277,6 +1277,35 @@ def test_a_complete_snake_still_out_when_the_game_ends_goes_to_whoever_completed
     assert moves[0]["evidence"]["after"] == p.moves()[-1]["evidence"]["after"]
 
 
+FIRST, SECOND = ["H-red", "M-red-blue", "T-blue"], ["H-green", "M-green-yellow", "T-yellow"]
+
+
+@pytest.mark.parametrize("tables, shown", [
+    # one snake collected in play, the other still out when the game ends
+    ([[FIRST[:2]], [FIRST], [], [SECOND[:1]], [SECOND[:2]], [SECOND]], [(0, 1), (0, 5)]),
+    # both snakes left out, then taken together
+    ([[FIRST[:2], SECOND[:2]], [FIRST, SECOND[:2]], [FIRST, SECOND], []], [(0, 2), (1, 2)]),
+], ids=["one at the end", "two at once"])
+def test_each_collection_shows_the_cards_of_its_own_snake(tables, shown):
+    # each collection's evidence outlines that snake's cards where they lay, not the other
+    # snake's too, nor none
+    tracker, p = run(tables)
+    tracker.finish()
+    where = {}   # (the snake's card identities) -> identity -> corners where drawn
+    for row, at in shown:
+        drawn = analysis(tables[at])
+        ids = drawn["snakes"][row]["cards"]
+        cards = {_identity(code): c["corners"] for code, c in
+                 zip(tables[at][row], [c for c in drawn["cards"] if c["id"] in ids])}
+        where[tuple(sorted(cards))] = cards
+    collects = [m for m in tracker.moves if m["action"] == "collect"]
+    assert sorted(tuple(sorted(_identity(c["code"]) for c in m["cards"])) for m in collects) == sorted(where)
+    for move in collects:
+        cards = where[tuple(sorted(_identity(c["code"]) for c in move["cards"]))]
+        for card in move["cards"]:
+            assert np.allclose(card["corners"], cards[_identity(card["code"])], atol=3)
+
+
 @pytest.mark.parametrize("confidence", [0.5, 0.95])
 def test_a_card_closing_a_snake_read_doubtfully_is_judged_by_the_rules_before_its_collection(
         confidence):
