@@ -109,11 +109,5 @@ class DoubtfulCards:
 
     def _merge_track(self, new: int, old: int) -> None:
         """Track `new` was `old` all along: its sightings join old's, its place is old's now."""
-        a, g = self.tracks.pop(new), self.tracks[old]
-        g.votes.update(a.votes)
-        g.centre, g.size, g.corners = a.centre, a.size, a.corners
-        g.colour_dirs = {**g.colour_dirs, **a.colour_dirs}
-        g.sightings += a.sightings
-        g.surest = max(g.surest, a.surest)
-        g.last_frame = a.last_frame
+        self.tracks[old].absorb(self.tracks.pop(new))
         self._looks[old] += self._looks.pop(new, 0)

@@ -75,14 +75,18 @@ class Track:
         self.last_frame = frame
 
     def absorb(self, other: "Track") -> None:
-        """Take in the sightings of a track that was this card all along."""
+        """Take in the sightings of a track that was this card all along; the later seen
+        of the two says where it lies (and where its colours point)."""
         self.votes.update(other.votes)
         self.sightings += other.sightings
         self.surest = max(self.surest, other.surest)
         self.first_frame = min(self.first_frame, other.first_frame)
-        if other.last_frame > self.last_frame:
+        if other.last_frame >= self.last_frame:
             self.centre, self.size, self.corners = other.centre, other.size, other.corners
+            self.colour_dirs = {**self.colour_dirs, **other.colour_dirs}
             self.last_frame = other.last_frame
+        else:
+            self.colour_dirs = {**other.colour_dirs, **self.colour_dirs}
 
     @property
     def identity(self) -> str:

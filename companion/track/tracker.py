@@ -319,7 +319,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             pairings.append(pairs)
             readings.append(reading)
         for new, old in same_cards_apart(pairings, self.tracks, known).items():
-            self.tracks[old].absorb(self.tracks.pop(new))
+            self._merge_track(new, old)
             for pairs in pairings:
                 pairs.update({i: old for i, t in pairs.items() if t == new})
         for pairs, reading in zip(pairings, readings):
