@@ -108,6 +108,7 @@ class DoubtfulCards:
         return pairs
 
     def _merge_track(self, new: int, old: int) -> None:
-        """Track `new` was `old` all along: its sightings join old's, its place is old's now."""
+        """Track `new` was `old` all along: its sightings join old's, and where it lies is
+        where old lies now."""
         self.tracks[old].absorb(self.tracks.pop(new))
         self._looks[old] += self._looks.pop(new, 0)

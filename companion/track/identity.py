@@ -75,18 +75,14 @@ class Track:
         self.last_frame = frame
 
     def absorb(self, other: "Track") -> None:
-        """Take in the sightings of a track that was this card all along; the later seen
-        of the two says where it lies (and where its colours point)."""
+        """Take in the sightings of a track that was this card all along, seen last as `other`
+        (its place and where its colours point are other's)."""
         self.votes.update(other.votes)
+        self.centre, self.size, self.corners = other.centre, other.size, other.corners
+        self.colour_dirs = {**self.colour_dirs, **other.colour_dirs}
         self.sightings += other.sightings
         self.surest = max(self.surest, other.surest)
-        self.first_frame = min(self.first_frame, other.first_frame)
-        if other.last_frame >= self.last_frame:
-            self.centre, self.size, self.corners = other.centre, other.size, other.corners
-            self.colour_dirs = {**self.colour_dirs, **other.colour_dirs}
-            self.last_frame = other.last_frame
-        else:
-            self.colour_dirs = {**other.colour_dirs, **self.colour_dirs}
+        self.last_frame = other.last_frame
 
     @property
     def identity(self) -> str:
@@ -274,14 +270,12 @@ def same_cards_apart(pairings: list[dict[int, int]], tracks: dict[int, Track],
         present = set(pairs.values())
         for t in present:
             seen_with.setdefault(t, set()).update(present)
-    out: dict[int, int] = {}
-    for new in sorted(t for t in seen_with if t not in known):
-        places = [old for old in seen_with if old in known and old not in seen_with[new]
-                  and old not in out.values()
-                  and outline_share(tracks[old].corners, tracks[new].corners) >= SAME_PLACE_SHARE]
-        if len(places) == 1:
-            out[new] = places[0]
-    return out
+    places = {new: [old for old in seen_with if old in known and old not in seen_with[new]
+                    and outline_share(tracks[old].corners, tracks[new].corners) >= SAME_PLACE_SHARE]
+              for new in seen_with if new not in known}
+    # (one to one only: two new tracks on one known card's place leave it in doubt)
+    claims = Counter(old for olds in places.values() for old in olds)
+    return {new: olds[0] for new, olds in places.items() if len(olds) == 1 and claims[olds[0]] == 1}
 
 
 def _on_the_place(near: np.ndarray, tracks: list[Track], seen: list[SeenCard],
@@ -510,10 +504,10 @@ def _linked(reading: Reading) -> dict[int, set[int]]:
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
               centre_of_seen: dict, free, slips: int = 0, misreads: int = 0,
               never: set[tuple[int, int]] = frozenset()) -> list[int] | None:
-    """The seen run reading like these tracks in order (either way round), all but at most
-    `slips` of its cards alike, or `misreads` if the others are read as a misreading could
-    make them (`misread_of`), no pair in `never`; nearest to them (fewest cards read
-    otherwise first)."""
+    """The seen run reading like these tracks in order (either way round), at most
+    max(`slips`, `misreads`) of its cards read otherwise and at most `slips` of those not as a
+    misreading could make them (`misread_of`), no pair in `never`; nearest to them (fewest
+    cards read otherwise first)."""
     want = [by_track[t].identity for t in run]
     where = np.mean([by_track[t].centre for t in run], axis=0)
     best, best_rank = None, (np.inf, np.inf)

@@ -194,9 +194,10 @@ class MoveRecord:
         laid = [t for t in entry["added"] if code and same_card(code_of(entry, t), code)]
         if at_end:
             # a snake completed and left lying when the game ended: it is on the last table
-            after_ids, before_ids = _snake_tracks(entry["tracks"], entry, snake), []
+            after_ids, before_ids = _snake_tracks(entry["tracks"], entry, snake) or [], []
         elif move.get("action") == "collect" or (move.get("collected") and not laid):
-            after_ids, before_ids = laid, _snake_tracks(entry["taken"], previous, snake)
+            taken = _snake_tracks(entry["taken"], previous, snake)
+            after_ids, before_ids = laid, taken or [t for chain in entry["taken"] for t in chain]
         else:
             after_ids, before_ids = laid or list(entry["added"]), []
         move["cards"] = [self._card_json(t, entry) for t in after_ids] + \
@@ -323,16 +324,14 @@ class MoveRecord:
                 "corners": [[round(x, 1), round(y, 1)] for x, y in track.corners.tolist()]}
 
 
-def _snake_tracks(chains: list[list[int]], entry: dict | None, snake: list[str] | None) -> list[int]:
-    """The tracks of the chain that is `snake` (codes as `entry` has them); of all `chains`
-    when none is, or no snake is named."""
-    if snake and entry:
-        for chain in chains:
-            codes = [code_of(entry, t) for t in chain]
-            if len(codes) == len(snake) and any(all(map(same_card, codes, way))
-                                                for way in (snake, snake[::-1])):
-                return list(chain)
-    return [t for chain in chains for t in chain]
+def _snake_tracks(chains: list[list[int]], entry: dict | None, snake: list[str] | None) -> list[int] | None:
+    """The tracks of the chain that is `snake` (codes as `entry` has them); None when none is,
+    or no snake is named."""
+    for chain in chains if snake and entry else ():
+        codes = [code_of(entry, t) for t in chain]
+        if len(codes) == len(snake) and any(all(map(same_card, codes, way)) for way in (snake, snake[::-1])):
+            return list(chain)
+    return None
 
 
 def _cards(entry: dict) -> set[int]:

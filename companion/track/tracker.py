@@ -47,7 +47,7 @@ from .persistence import SavedState
 from .pushes import MIN_PUSH, chain_motion, components
 from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
-from .referee_link import RefereeLink
+from .referee_link import SNAKE, RefereeLink
 from .regions import Box, RegionFn, changed_box, grown, only_in
 from .settings import TrackerSettings, TrackEvent
 from .tables import (canonical_chain, chains_from_links, code_of, outline_gap, outline_share,
@@ -264,8 +264,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             events += self._take_reading(*self._pending)
         events += self._settle() if self._window.readings else []
         for move in self.referee.finish():
-            if self.history:   # the evidence of a snake collected at the end: the last judged table
-                move, _, _ = self._dress(move, len(self.history) - 1, at_end=True)
+            # the evidence of a snake collected at the end: the last judged table
+            move = self._dress(move, len(self.history) - 1, at_end=True)[0] if self.history \
+                else {k: v for k, v in move.items() if k != SNAKE}
             self.moves.append(move)
             events.append(TrackEvent("move", self.last_frame, move))
         return events

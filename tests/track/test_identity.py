@@ -5,7 +5,7 @@ import numpy as np
 
 from companion.game.cards import Card
 from companion.game.deck import load_deck
-from companion.track.identity import Track, match_sightings
+from companion.track.identity import Track, match_sightings, same_cards_apart
 from companion.track.reading import Reading, SeenCard
 
 DECK = load_deck()
@@ -120,3 +120,17 @@ def test_a_short_snake_partly_missed_does_not_take_its_look_alikes_from_a_snake_
     reading = Reading(cards, (tuple(range(20, 25)), (30,)))
     pairs = match_sightings(tracks, reading, DECK, [list(range(5)), [11, 10]])
     assert pairs == {20 + k: k for k in range(5)} | {30: 10}
+
+
+def test_a_card_first_seen_in_a_still_window_where_a_known_card_was_seen_is_that_card():
+    # readings of one still table (seen id -> track): known card 1 at (100, 100) is seen in the
+    # second picture, and new track 7 on its place in the first; 2 lies elsewhere
+    tracks = {1: track(1, "M-red-green", 100, 100), 2: track(2, "T-blue", 300, 100),
+              7: track(7, "M-red-yellow", 103, 101), 8: track(8, "H-red", 300, 300)}
+    known = {1, 2}
+    assert same_cards_apart([{0: 7, 1: 2, 2: 8}, {0: 1, 1: 2, 2: 8}], tracks, known) == {7: 1}
+    # seen together with it, it is another card; a new card elsewhere is new
+    assert same_cards_apart([{0: 7, 1: 1, 2: 8}, {0: 1, 1: 2, 2: 8}], tracks, known) == {}
+    # two new tracks on the one place leave it in doubt
+    tracks[9] = track(9, "M-red-green", 98, 99)
+    assert same_cards_apart([{0: 7}, {0: 9}, {0: 1}], tracks, known) == {}

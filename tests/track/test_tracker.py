@@ -6,6 +6,7 @@ import pytest
 
 from companion.bench.games import keep_cards
 from companion.game.referee import judge_record
+from companion.track.referee_link import SNAKE
 from companion.track.tracker import Tracker, TrackerSettings
 from .scene import FakeAnalyzer, Player, W, analysis
 
@@ -1300,6 +1301,7 @@ def test_each_collection_shows_the_cards_of_its_own_snake(tables, shown):
         where[tuple(sorted(cards))] = cards
     collects = [m for m in tracker.moves if m["action"] == "collect"]
     assert sorted(tuple(sorted(_identity(c["code"]) for c in m["cards"])) for m in collects) == sorted(where)
+    assert not any(SNAKE in m for m in tracker.account()["moves"])   # (the link's note to the record)
     for move in collects:
         cards = where[tuple(sorted(_identity(c["code"]) for c in move["cards"]))]
         for card in move["cards"]:
