@@ -99,12 +99,13 @@ def _bench(p: argparse.ArgumentParser) -> None:
                    help="--games: `track --regions` (read only the part of a picture around a change)")
     p.add_argument("--players", type=int, default=3, help="--advisor: players per game (default 3)")
     p.add_argument("--calibrated", action="store_true",
-                   help="instead: an unseen deck under an unseen light, figures without and with calibration")
+                   help="instead: an unseen deck under an unseen light, figures without and with calibration; "
+                        "with --games: each game tracked after calibrating on one photo of its own deck")
     p.add_argument("--opponents", choices=("random", "greedy"), default="random",
                    help="--advisor: how the other players play (default random legal placements)")
 
     def run(args):
-        if args.calibrated:
+        if args.calibrated and args.games is None:
             from companion.bench.calibrated import main as calibrated_main
             return calibrated_main(args)
         if args.advisor:

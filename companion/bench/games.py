@@ -14,6 +14,11 @@ gating, analysis, settling, referee.  Reported per game and overall:
 - frames per second over the 1280x720 video, decoding included, on one core
   (process CPU time, single-threaded OpenCV).
 
+With `--calibrated`, each game is tracked as its family would after
+calibrating: one photo of the game's own deck laid out, under the game's own
+lamp and camera (`deck_and_light_of`), goes through `calibrate`, and the
+game's analyser takes the profile.
+
 With `--regions`, as `track --regions` does, the tracker reads only the part of
 a picture around a change when it can (`companion.track.regions`).
 
@@ -219,9 +224,35 @@ def judge_game(truth: dict, account: dict, deck) -> dict:
 
 # ------------------------------------------------------------------ the bench
 
+def calibrated_for(players: list[str], game_seed: int, film: dict):
+    """The analyser a family would use for this game after `calibrate` on one photo of
+    its deck laid out in its room, and why photos were refused (None when every one was)."""
+    from companion.calibrate.adapt import calibrated_analyzer
+    from companion.calibrate.run import calibrate_images
+    from companion.synth.deck_layout import deck_and_light_of, render_deck_photo
+    from companion.synth.plan import plan_game
+    from companion.vision.profile import profile_from_dict
+    from companion.vision.seeds import scene_seed
+
+    from .calibrated import RETAKES
+
+    deck, light = deck_and_light_of(plan_game(players, game_seed, **film).world)
+    refusals = []
+    for attempt in range(RETAKES + 1):   # a refused photo is taken again, as a user would
+        photo = render_deck_photo(scene_seed("bench", game_seed, 7_100_000 + 1000 * attempt), deck, light=light)
+        try:
+            cal = calibrate_images([photo.image], ["calibration photo"])
+        except ValueError as exc:
+            refusals.append(str(exc))
+            continue
+        return calibrated_analyzer(profile_from_dict(cal.profile, f"game {game_seed}")), refusals
+    return None, refusals
+
+
 def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = None,
               profile: str | None = None, max_frames: int | None = None, noise: float = 0.0,
-              miss: float | None = None, regions: bool = False, log=sys.stderr) -> dict:
+              miss: float | None = None, regions: bool = False, calibrated: bool = False,
+              log=sys.stderr) -> dict:
     import cv2
     from companion.game.deck import load_deck
     from companion.synth.game import render_game
@@ -242,14 +273,21 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             players = [f"P{k + 1}" for k in range(n_players)]
             folder = work / f"game-{game_seed}"
             t0 = time.perf_counter()
+            film = dict(tier="hard", style=HELD_OUT_STYLE, fps=10, size=(1280, 720), illegal_rate=0.1,
+                        max_frames=max_frames)
             cached = folder / "truth.json"
             if keep and cached.exists():   # a kept folder from an earlier run: same seed, same game
                 truth_path = cached
             else:
-                truth_path = render_game(folder, players, game_seed, tier="hard", style=HELD_OUT_STYLE,
-                                         fps=10, size=(1280, 720), illegal_rate=0.1,
-                                         max_frames=max_frames)
+                truth_path = render_game(folder, players, game_seed, **film)
             render_s = time.perf_counter() - t0
+            read, refusals = analyzer, []
+            if calibrated and not oracle:
+                read, refusals = calibrated_for(players, game_seed, film)
+                for reason in refusals:
+                    print(f"game seed {game_seed}: a calibration photo was refused: {reason}", file=log)
+                if read is None:
+                    read = analyzer
             truth = json.loads(Path(truth_path).read_text(encoding="utf-8"))
             players = list(truth["players"])
             video = folder / truth["video"]
@@ -257,14 +295,17 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
                                _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
             read_region = None if not regions else \
-                o.analyze_region if o is not None else crop_reader(analyzer.analyze)
+                o.analyze_region if o is not None else crop_reader(read.analyze)
             account, seconds, frames = follow_video(
-                video, players, o or analyzer.analyze, o, deck, finished, read_region)
+                video, players, o or read.analyze, o, deck, finished, read_region)
             result = judge_game(truth, account, deck)
             result.update(seed=game_seed, players=len(players), frames=frames,
                           fps=round(frames / seconds, 1), render_s=round(render_s, 1))
             if o is not None:
                 result["reads_while_moving"] = o.unsettled_reads
+            if calibrated and not oracle:
+                result["calibrated"] = read is not analyzer
+                result["calibration_photos_refused"] = refusals
             games.append(result)
             print(f"game {g + 1}/{count} seed {game_seed}: {result['right']}/{result['moves']} moves "
                   f"right, {result['phantom']} phantom, scores {'right' if result['scores_right'] else 'WRONG'}, "
@@ -279,7 +320,8 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
         "games": len(games),
         "regions": regions,
         "analyser": (f"oracle (renderer truth, {noise:.0%} misread, "
-                     f"{(noise / 2 if miss is None else miss):.0%} missed)" if oracle else "vision"),
+                     f"{(noise / 2 if miss is None else miss):.0%} missed)" if oracle
+                     else "vision, calibrated from one photo of each game's deck" if calibrated else "vision"),
         "scores_exact": round(sum(r["scores_right"] for r in games) / max(1, len(games)), 4),
         "move_accuracy": round(sum(r["right"] for r in games) / total_moves, 4),
         "phantom_moves": sum(r["phantom"] for r in games),
@@ -315,7 +357,8 @@ def main(args) -> int:
                                or os.environ.get("COMPANION_BENCH_ORACLE_NOISE"))
     report = run_bench(count, args.seed, oracle=getattr(args, "oracle", False) or bool(noise or miss),
                        keep=os.environ.get("COMPANION_BENCH_KEEP"), profile=getattr(args, "profile", None),
-                       noise=noise, miss=miss, regions=getattr(args, "regions", False))
+                       noise=noise, miss=miss, regions=getattr(args, "regions", False),
+                       calibrated=getattr(args, "calibrated", False))
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:

@@ -52,6 +52,7 @@ class LightSetup:
     name: str
     kelvin: float
     white_balance: float    # share of the cast the camera corrects (1 = all)
+    exposure: float | None = None   # the camera's brightness multiplier (None: the tier draws one)
 
 
 HELD_OUT_LIGHT = LightSetup("sodium-orange street-lamp light, camera white balance off", 2100.0, 0.0)
@@ -75,7 +76,19 @@ def _lit(tier_name: str, light: LightSetup | None):
     tier = get_tier(tier_name)
     if light is None:
         return tier
-    return replace(tier, kelvin=(light.kelvin, light.kelvin), white_balance=(light.white_balance, light.white_balance))
+    tier = replace(tier, kelvin=(light.kelvin, light.kelvin),
+                   white_balance=(light.white_balance, light.white_balance))
+    return tier if light.exposure is None else replace(tier, exposure=(light.exposure, light.exposure))
+
+
+def deck_and_light_of(world: World) -> tuple[DeckLook, LightSetup]:
+    """The deck and the room of a rendered world (a filmed game's): to photograph that deck
+    laid out for calibration, as its players would before they start."""
+    look = world.look
+    deck = DeckLook(world.style, world.print_, world.aspect, world.card_mm[0])
+    light = LightSetup(f"the game's lamp ({look.kelvin:.0f} K, white balance {look.white_balance:.2f}, "
+                       f"exposure {look.exposure:.2f})", look.kelvin, look.white_balance, look.exposure)
+    return deck, light
 
 
 def _use_deck(world: World, deck: DeckLook) -> None:

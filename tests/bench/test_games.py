@@ -64,3 +64,17 @@ def test_oracle_noise_is_read_as_misread_and_miss_shares(text, want):
 def test_bad_oracle_noise_is_a_one_line_user_error(text):
     with pytest.raises(UserError, match="--oracle-noise"):
         oracle_noise(text)
+
+
+def test_each_game_is_calibrated_on_a_photo_of_its_own_deck_in_its_own_room():
+    from companion.bench.games import calibrated_for
+    from companion.synth.plan import plan_game
+    from companion.synth.styles import HELD_OUT_STYLE
+
+    film = dict(tier="hard", style=HELD_OUT_STYLE, fps=10, size=(1280, 720), illegal_rate=0.1, max_frames=3)
+    players = ["P1", "P2", "P3"]
+    analyzer, refusals = calibrated_for(players, 7_013_002, film)
+    assert analyzer is not None, refusals
+    world = plan_game(players, 7_013_002, **film).world
+    # the profile learnt this game's card shape (decks differ: 1.0 to 1.6), not some other deck's
+    assert analyzer.profile.card_aspect == pytest.approx(world.aspect, rel=0.03)
