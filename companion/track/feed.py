@@ -32,10 +32,11 @@ class TrackerFeed:
                  analyze: AnalyzeFn | None = None, picture_fps: float = 8.0,
                  max_offline: float = 3600.0, realtime: bool = True,
                  settings: dict | None = None):
+        from .background import TableReader
         from .run import DEFAULT_PLAYERS, make_analyzer
         self.source = source
         self.players = list(players or DEFAULT_PLAYERS)
-        self._analyze = analyze or make_analyzer(profile)
+        self._analyze = analyze or TableReader(make_analyzer(profile))
         self.picture_interval = 1.0 / picture_fps if picture_fps > 0 else float("inf")
         self.max_offline = max_offline
         self.realtime = realtime      # a recording plays at its own pace, like a camera would

@@ -18,6 +18,7 @@ from companion.game.record import parse_players
 
 from .evidence import save_move_evidence
 from .reading import AnalyzeFn
+from .background import TableReader
 from .regions import crop_reader
 from .sources import SourceError, guess_fps, open_source
 from .tracker import Tracker, TrackEvent, TrackerSettings
@@ -106,9 +107,11 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     saved = load_state(state_path) if args.resume else None
     # a source that cannot be named fails before models are loaded
     settings = TrackerSettings.for_fps(guess_fps(open_source(args.source)))
-    analyze = analyze or make_analyzer(args.profile)
+    plain = analyze or make_analyzer(args.profile)
+    # the camera's whole pictures are read against the empty table learnt from them (`background`)
+    analyze = analyze or TableReader(plain)
     # --regions: only the part of a picture around a change is read (`regions`), when it can be
-    read_region = crop_reader(analyze) if getattr(args, "regions", False) else None
+    read_region = crop_reader(plain) if getattr(args, "regions", False) else None
     tracker = Tracker(analyze, players, settings=settings, read_region=read_region)
     start = 0
     if saved is not None:

@@ -35,9 +35,11 @@ class Analyzer:
         calibrated = self.adapter.deck if self.adapter is not None else None
         self.deck = calibrated if calibrated is not None else load_deck()
 
-    def read(self, image: np.ndarray) -> list[CardReading]:
-        """Found and recognised cards, in reading order (top to bottom, left to right)."""
-        readings = self._recognise(image, find_cards(image, self.profile, paper=self.paper))
+    def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> list[CardReading]:
+        """Found and recognised cards, in reading order (top to bottom, left to right).
+        `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
+        readings = self._recognise(image, find_cards(image, self.profile, paper=self.paper,
+                                                     unlike_table=unlike_table))
         readings = without_cloth(image, readings)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
@@ -52,7 +54,7 @@ class Analyzer:
         return self.recogniser.recognise(image, outlines)
 
     def analyze(self, image: np.ndarray, path: str | None = None,
-                size: tuple[int, int] | None = None) -> dict:
+                size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None) -> dict:
         """The contract's JSON object for one image.
 
         `size` is the (width, height) the coordinates must refer to, when the
@@ -61,7 +63,7 @@ class Analyzer:
         h, w = image.shape[:2]
         width, height = size or (w, h)
         scale = width / w
-        readings = self.read(image)
+        readings = self.read(image, unlike_table)
         snakes, problems = assemble_readings(readings)
         cards = []
         for i, r in enumerate(readings):

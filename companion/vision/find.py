@@ -7,7 +7,9 @@ every region whose outline is a convex quadrilateral of card proportions is
 a candidate (`quads`), and overlapping candidates keep the one whose outline
 fits best.  Regions made of several cards touching end to end are cut into
 cards (`split`).  All of it runs on a downscaled copy; only the final corners
-are refined at full resolution, in small windows.
+are refined at full resolution, in small windows.  A watched game adds the map
+of what differs from the empty table (`background`), whose cards are taken
+where the picture alone shows none.
 """
 from __future__ import annotations
 
@@ -87,19 +89,31 @@ def work_scale(shape: tuple[int, ...]) -> float:
 
 
 def find_cards(image: np.ndarray, profile: Profile | None = None,
-               min_short_side: float = MIN_SHORT_SIDE, paper: PaperModel | None = None) -> list[CardOutline]:
-    """Every card-like quadrilateral in a BGR image, corners in image pixels."""
-    scale = work_scale(image.shape)
-    small = image if scale == 1.0 else cv2.resize(
-        image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+               min_short_side: float = MIN_SHORT_SIDE, paper: PaperModel | None = None,
+               unlike_table: np.ndarray | None = None) -> list[CardOutline]:
+    """Every card-like quadrilateral in a BGR image, corners in image pixels.
+
+    `unlike_table`: when a game is watched, how far each pixel of the searched copy
+    (`searched_copy`) lies from the empty table this camera saw there (0-255,
+    `background.difference_map`): one more map of where cards may lie."""
+    small, scale = searched_copy(image)
     min_side = max(8.0, min_short_side * scale * 0.8)
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range
-    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale)
+    if unlike_table is not None and unlike_table.shape[:2] != small.shape[:2]:
+        unlike_table = None
+    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table)
     outlines = [CardOutline(order_corners(q / scale), s) for q, s in found]
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         outlines = [refine_corners(gray, o) for o in outlines]
     return [o for o in outlines if not _side_on_frame(o.corners, image.shape, FRAME_MARGIN / scale)]
+
+
+def searched_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The downscaled copy of a picture that the search runs on, and its scale (`work_scale`)."""
+    scale = work_scale(image.shape)
+    small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return small, scale
 
 
 def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool:
@@ -118,7 +132,8 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 # --------------------------------------------------------------------------- the search
 
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
-               paper: PaperModel | None = None, scale: float = 1.0) -> list[tuple[np.ndarray, float]]:
+               paper: PaperModel | None = None, scale: float = 1.0,
+               unlike_table: np.ndarray | None = None) -> list[tuple[np.ndarray, float]]:
     """(quad, score) for every card found in the image, already downscaled by `scale`."""
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
@@ -140,8 +155,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     local, near_maps = local_contrast_masks(lab)
     masks += [(m, local[..., None]) for m in near_maps]
     paper_p, cores = None, []
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     if paper is not None:
-        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         card, core = paper.coarse_probability(pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local,
                                                              distance, scale))
         p = searched_size(card, lab.shape)
@@ -149,6 +164,15 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         masks += [(m, paper_p) for m in paper_maps(p)]
         cores = [(q, s) for q, s in core_cards(card, core, gray, aspect_lo, aspect_hi)
                  if _shortest_side(q) >= min_side * 0.9 and paper_step(p, q) >= CORE_PAPER_STEP]
+    # What differs from the empty table is read as the learnt map is (both say "how likely
+    # not table"), but only where the picture alone shows no card: the picture's own
+    # outlines are the surer wherever it has them.
+    learnt = [paper_p]
+    unlike_p, unlike_singles, unlike_pieces = None, [], []
+    if unlike_table is not None:
+        unlike_p = unlike_table[..., None]
+        learnt.append(unlike_p)
+        masks += [(m, unlike_p) for m in paper_maps(unlike_table)]
     for (mask, closed, step, whole_only, rounded), contrast_in in masks:
         from_edges = contrast_in is edges
         to_cut = [] if whole_only else blobs
@@ -193,14 +217,17 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                         _shortest_side(boxed) >= min_side * 0.9 and \
                         edge_contrast(contrast_in, boxed, step) >= ALONE_CONTRAST:
                     last_resort.append((boxed, boxed_score))
-            if score == 0 and contrast_in is paper_p:
+            if score == 0 and any(contrast_in is m for m in learnt if m is not None):
                 # a loose fit, and perhaps two cards side by side: only where nothing else is found
                 loose, loose_score = _paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
                 if loose_score > 0 and _shortest_side(loose) >= min_side * 0.9 and \
                         edge_contrast(contrast_in, loose, step) >= ALONE_CONTRAST:
                     last_resort.append((loose, loose_score))
             if score > 0 and _shortest_side(quad) >= min_side * 0.9:
-                if score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
+                if contrast_in is unlike_p:
+                    if edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
+                        unlike_singles.append((quad, score))
+                elif score >= 0.85 if from_edges else edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
                     singles.append((quad, score * ROUNDED_TRUST if rounded else score, whole_only))
                     if score >= SETTLED_SCORE and not rounded:
                         settled.append((x, y, w, h))
@@ -218,14 +245,14 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
-    blobs.sort(key=lambda b: -b.fill)
+    blobs.sort(key=lambda b: (b.contrast_in is unlike_p, -b.fill))
     cards_in: dict[int, float] = {}
     if sizes:
         # with the cards' size known, a region too small to hold two is at most one card,
         # and rows of many cards go first: each cut there parts more cards
         cards_in = {id(b): b.area / _card_area(sizes, b.contour) for b in blobs}
         blobs = [b for b in blobs if cards_in[id(b)] >= ONE_CARD]
-        blobs.sort(key=lambda b: -min(cards_in[id(b)], 12.0))
+        blobs.sort(key=lambda b: (b.contrast_in is unlike_p, -min(cards_in[id(b)], 12.0)))
         # seams between touching cards of that size are looked for in the lightness
         gradient = SeamGradient(lab[..., 0])
     pieces = []
@@ -262,8 +289,11 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                 got = peeled
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
+        elif contrast_in is unlike_p:
+            unlike_pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= PAPER_PIECE_CONTRAST)
         else:
-            least = PAPER_PIECE_CONTRAST if contrast_in is paper_p else PIECE_CONTRAST
+            least = PAPER_PIECE_CONTRAST if any(contrast_in is m for m in learnt if m is not None) \
+                else PIECE_CONTRAST
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)
@@ -274,8 +304,14 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         kept = [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT
                 or not any(_contains(q, p) for p in split_regions)]
     found = suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
-    return found + [(q, s) for q, s in suppress(last_resort)
-                    if not any(polygon_iou(q, f) > 0.2 or _contains(f, q) or _contains(q, f) for f, _ in found)]
+    unlike_pieces = [(q, s) for q, s in unlike_pieces if _shortest_side(q) >= min_side * 0.9]
+    found += [(q, s) for q, s in suppress(size_prior(unlike_singles + unlike_pieces, sizes if len(alone) >= 3 else None))
+              if not _overlaps(q, found)]
+    return found + [(q, s) for q, s in suppress(last_resort) if not _overlaps(q, found)]
+
+
+def _overlaps(quad: np.ndarray, found: list[tuple[np.ndarray, float]]) -> bool:
+    return any(polygon_iou(quad, f) > 0.2 or _contains(f, quad) or _contains(quad, f) for f, _ in found)
 
 
 def _paper_card(gray: np.ndarray, rect, fill: float, aspect_lo: float,

@@ -1,0 +1,125 @@
+"""The empty table, learnt over a watched game, given to every reading (`TableReader`).
+
+A game's camera stands still, so the table it films is the same picture all
+game long but for the cards on it.  Each still picture the tracker reads
+teaches `EmptyTable` the table where no card lies; the next reading then
+also looks for what differs from it (`companion.vision.background`), which a
+cloth's pattern or a dim corner does not hide.
+
+What it learns must never be a card: a place is learnt only away from every
+card read (by a margin, as outlines may fall short), and a place that already
+shows the table is only refreshed where the new picture agrees with it, so a
+card the reader missed is not learnt as table the moment it lands.  A
+difference that outlasts several readings with no card read on it is the
+table after all (a card taken away that lay there when watching began, a cup
+set down, a lamp switched on) and is learnt then.  When most of the table
+differs at once, the camera moved: the table is learnt afresh.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from companion.vision.background import CARD_NOISES, TableBackground, difference_map, table_distance
+from companion.vision.find import searched_copy
+
+MARGIN = 0.2          # of a card's sides: the band around a card read that is never learnt from
+BLEND = 0.3           # weight of a new picture where it agrees with the table (noise averages out)
+ABSORB_READS = 40     # readings in a row (twenty turns) a difference with no card read on it lasts before it is table
+UNKNOWN_READS = 2     # readings in a row a place never seen bare shows no card before it is table
+MOVED = 0.3           # share of the known table differing at once: the camera moved
+
+
+class EmptyTable:
+    """The table as this camera sees it bare, learnt from the pictures read."""
+
+    def __init__(self):
+        self.background: TableBackground | None = None
+        self.noise: float | None = None   # how far a picture of the bare table lies from it, typically
+        self._differs = None       # readings in a row each place differed with no card on it
+        self._bare = None          # readings in a row each unknown place showed no card
+
+    def unlike(self, lab: np.ndarray) -> tuple[np.ndarray, float, float] | None:
+        """How far each pixel of a picture (Lab, at the searched copy's scale) lies from the
+        table (`table_distance`), the camera's noise as learnt (else this picture's typical
+        distance) and this picture's typical distance; None while nothing is known of the
+        table at that scale."""
+        bg = self.background
+        if bg is None or not bg.fits(lab.shape):
+            return None
+        distance, typical = table_distance(lab, bg)
+        return distance, self.noise or typical, typical
+
+    def learn(self, lab: np.ndarray, cards: list[np.ndarray],
+              unlike: tuple[np.ndarray, float, float] | None = None) -> None:
+        """One more still picture (Lab, at the searched copy's scale), the outlines of the
+        cards read in it (same scale) and, when known, its `unlike(lab)`."""
+        lab = lab.astype(np.float32)
+        free = ~_covered(lab.shape[:2], cards)
+        unlike = unlike or self.unlike(lab)
+        if unlike is None:
+            self._start(lab, free)
+            return
+        bg = self.background
+        distance, noise, typical = unlike
+        differs = distance > CARD_NOISES * noise
+        watched = bg.known & free
+        if np.count_nonzero(differs & watched) > MOVED * max(1, np.count_nonzero(watched)):
+            self._start(lab, free)
+            return
+        # (a picture that differs everywhere would make its own typical difference the noise)
+        self.noise = typical if self.noise is None else self.noise + BLEND * (typical - self.noise)
+        cv2.accumulateWeighted(lab, bg.lab, BLEND, mask=(watched & ~differs).view(np.uint8))
+        self._differs = _counted(self._differs, watched & differs)
+        self._bare = _counted(self._bare, ~bg.known & free)
+        learnt = (self._differs >= ABSORB_READS) | (self._bare >= UNKNOWN_READS)
+        if learnt.any():
+            cv2.copyTo(lab, learnt.view(np.uint8), bg.lab)
+            bg.known |= learnt
+            self._differs[learnt] = 0
+
+    def _start(self, lab: np.ndarray, free: np.ndarray) -> None:
+        self.background = TableBackground(lab.copy(), free.copy())
+        self.noise = None
+        self._differs = np.zeros(free.shape, np.uint8)
+        self._bare = np.zeros(free.shape, np.uint8)
+
+
+def _counted(count: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """A run-length counter per place: one more where `now`, else back to 0."""
+    out = np.zeros_like(count)
+    cv2.add(count, 1, dst=out, mask=now.view(np.uint8))   # (saturates at 255)
+    return out
+
+
+def _covered(shape: tuple[int, int], cards: list[np.ndarray]) -> np.ndarray:
+    """Where the cards lie, each grown by `MARGIN` of its size on every side."""
+    mask = np.zeros(shape, np.uint8)
+    for quad in cards:
+        q = np.asarray(quad, np.float64).reshape(4, 2)
+        centre = q.mean(axis=0)
+        grown = centre + (q - centre) * (1.0 + 2.0 * MARGIN)
+        cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 1)
+    return mask > 0
+
+
+class TableReader:
+    """The tracker's analyser, reading every picture against the empty table learnt so far,
+    and teaching it from each picture read.  `analyze(image, unlike_table=...)` is the
+    vision's `Analyzer.analyze`."""
+
+    def __init__(self, analyze: Callable[..., dict]):
+        self.analyze = analyze
+        self.table = EmptyTable()
+
+    def __call__(self, image: np.ndarray) -> dict:
+        small, scale = searched_copy(image)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+        unlike = self.table.unlike(lab)
+        result = self.analyze(image, unlike_table=None if unlike is None else
+                              difference_map(*unlike[:2], self.table.background.known))
+        self.table.learn(lab, [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])],
+                         unlike)
+        return result
