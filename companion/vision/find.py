@@ -30,6 +30,7 @@ from .split import SPLIT_BUDGET, SeamGradient, card_on_side, peel_strip, split_b
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
+SMALLEST_PICTURE = 64      # px: a narrower picture holds no such card with table around it to tell it by
 FRAME_MARGIN = 2.0         # px of the searched copy: a corner this near the picture's edge lies on it
 MAX_APPARENT_ASPECT = 2.6  # a 1:1.6 card foreshortened by a 45-degree view
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
@@ -96,6 +97,8 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
     `unlike_table`: when a game is watched, how far each pixel of the searched copy
     (`searched_copy`) lies from the empty table this camera saw there (0-255,
     `background.difference_map`): one more map of where cards may lie."""
+    if min(image.shape[:2]) < SMALLEST_PICTURE:
+        return []
     small, scale = searched_copy(image)
     min_side = max(8.0, min_short_side * scale * 0.8)
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range

@@ -66,3 +66,15 @@ def test_missing_profile_is_one_line_error(batch):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_pictures_too_small_to_hold_a_card_hold_none(tmp_path, small_scene, capsys):
+    import cv2
+    import numpy as np
+    (tmp_path / "a_good.jpg").write_bytes(small_scene.jpeg)
+    for name, (h, w) in {"b_dot.png": (1, 1), "c_square.png": (48, 48), "d_strip.png": (60, 2000)}.items():
+        cv2.imwrite(str(tmp_path / name), np.full((h, w, 3), 128, np.uint8))
+    code = main(["analyze", "--json", str(tmp_path)])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0 and len(rows) == 4 and rows[0]["cards"]
+    assert all(r["cards"] == [] and "error" not in r for r in rows[1:])
