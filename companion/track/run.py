@@ -118,6 +118,11 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
         tracker.restore(saved)
         start = tracker.resumed_at
 
+    def keep_state() -> None:
+        # a run that read no picture (a wrong folder, a camera unplugged) leaves a saved game as it was
+        if saved is not None or tracker.stats["frames"] > tracker.stats["unreadable"]:
+            save_state(state_path, tracker.state())
+
     def print_move(move: dict) -> None:
         if args.follow:
             print(json.dumps(move), file=out, flush=True)
@@ -134,23 +139,23 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     try:
         ended = follow_game(args.source, tracker, start=start, evidence=args.evidence,
                             on_move=print_move, on_correction=print_correction,
-                            on_events=lambda e: save_state(state_path, tracker.state()),
+                            on_events=lambda e: keep_state(),
                             on_status=on_status, max_offline=args.max_offline)
     except KeyboardInterrupt:
-        save_state(state_path, tracker.state())
+        keep_state()
         print(f"stopped at frame {tracker.last_frame}; continue with --resume "
               f"(state in {state_path})", file=sys.stderr)
         ended = False
         if not args.json:
             return 130
     except SourceError as exc:
-        save_state(state_path, tracker.state())
+        keep_state()
         raise TrackError(str(exc)) from None
     if ended and tracker.referee.undrawn() == 0 and not tracker.referee.finished:
         for event in tracker.finish():
             if event.kind == "move":
                 print_move(event.data)
-    save_state(state_path, tracker.state())
+    keep_state()
     account = tracker.account()
     if args.json:
         print(json.dumps(account, indent=2), file=out)

@@ -120,3 +120,18 @@ def test_only_regions_reads_parts_of_pictures(game_dir, tmp_path, regions):
     full = cv2.imread(str(next(game_dir.iterdir()))).shape[:2]
     assert code == 0 and summary(json.loads(out)["moves"]) == summary(expected(GAME)["moves"])
     assert any(shape != full for shape in seen.shapes) == regions
+
+
+def test_a_run_that_reads_no_picture_leaves_the_saved_game_as_it_was(game_dir, tmp_path):
+    state = tmp_path / "state.json"
+    track([str(game_dir), "--json", "--state", str(state)])
+    before = state.read_bytes()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(track_run.TrackError):
+        track([str(empty), "--state", str(state)])            # a wrong folder: nothing to read
+    unreadable = tmp_path / "unreadable"
+    unreadable.mkdir()
+    (unreadable / "frame0001.jpg").write_bytes(b"not a picture")
+    track([str(unreadable), "--state", str(state)])
+    assert state.read_bytes() == before
