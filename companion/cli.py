@@ -33,6 +33,26 @@ def command(name: str, help: str):
     return register
 
 
+def seconds(most: float) -> Callable[[str], float]:
+    """An argparse type: a duration above 0 and at most `most` seconds (not nan, not inf)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value <= most:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 and at most {most:g}")
+        return value
+    return parse
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port number."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)")
+    return int(text)
+
+
 def runs(module: str, name: str = "main") -> Callable[[argparse.Namespace], int | None]:
     """A command's `run`: `module.name(args)`, imported only when that command is used
     (so `companion judge` never loads OpenCV or the models)."""
@@ -160,7 +180,7 @@ def _track(p: argparse.ArgumentParser) -> None:
     p.add_argument("--evidence", metavar="DIR", help="save each move's before/after stills, cards outlined")
     p.add_argument("--resume", action="store_true", help="continue the game saved in the state file")
     p.add_argument("--state", metavar="FILE", help="where the game's state is kept for --resume")
-    p.add_argument("--max-offline", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--max-offline", type=seconds(24 * 3600), default=30.0, metavar="SECONDS",
                    help="how long a live source may stay away before giving up (default 30)")
     p.add_argument("--regions", action="store_true",
                    help="read only the part of a picture around a change when the table is well known: "
@@ -177,10 +197,10 @@ def _serve(p: argparse.ArgumentParser) -> None:
                    "unless the current one has these players and source)")
     p.add_argument("--profile", metavar="FILE", help="calibration profile (companion calibrate)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this computer only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=port, default=8000, help="port (default 8000)")
     p.add_argument("--data", metavar="DIR", help="where games are kept (default ~/.local/share/hisss-companion)")
     p.add_argument("--pin", help="referee PIN to use instead of the stored or generated one")
-    p.add_argument("--pace", type=float, default=4.0, help="seconds per frame when replaying a game record")
+    p.add_argument("--pace", type=seconds(3600), default=4.0, help="seconds per frame when replaying a game record")
 
     def run(args):
         from companion.web.server import serve
@@ -193,8 +213,8 @@ def _serve(p: argparse.ArgumentParser) -> None:
 @command("demo", "the dashboard on the bundled sample game: no camera, no set-up")
 def _demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this computer only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--pace", type=float, default=4.0, help="seconds per turn (default 4)")
+    p.add_argument("--port", type=port, default=8000, help="port (default 8000)")
+    p.add_argument("--pace", type=seconds(3600), default=4.0, help="seconds per turn (default 4)")
     p.add_argument("--data", metavar="DIR", help="keep the demo game here (default: a fresh temporary folder)")
 
     def run(args):

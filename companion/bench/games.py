@@ -348,6 +348,9 @@ def oracle_noise(text: str | None) -> tuple[float, float | None]:
 
 
 def main(args) -> int:
+    from companion.cli import UserError
+    if args.games is not None and args.games != -1 and args.games < 1:   # (-1: --games without N)
+        raise UserError(f"--games wants at least one game, not {args.games}")
     if getattr(args, "games", None) and args.games > 0:
         count = args.games
     else:

@@ -78,3 +78,12 @@ def test_each_game_is_calibrated_on_a_photo_of_its_own_deck_in_its_own_room():
     world = plan_game(players, 7_013_002, **film).world
     # the profile learnt this game's card shape (decks differ: 1.0 to 1.6), not some other deck's
     assert analyzer.profile.card_aspect == pytest.approx(world.aspect, rel=0.03)
+
+
+@pytest.mark.parametrize("count", ["0", "-5"])
+def test_no_games_is_a_one_line_user_error(count):
+    from companion.cli import build_parser
+    from companion.bench.games import main
+    args = build_parser().parse_args(["bench", "--games", count])
+    with pytest.raises(UserError, match="at least one game"):
+        main(args)

@@ -41,7 +41,11 @@ def test_demo_serves_the_sample_game_on_localhost(tmp_path):
     (["serve", "--source", "game.json"], "--players"),
     (["serve", "--source", "/no/such/game.json", "--players", "Ann,Ben"], "cannot read game record"),
     (["serve", "--players", "Solo", "--source", "upload"], "2 to 5 players"),
-    (["serve", "--port", "not-a-port"], "invalid int"),
+    (["serve", "--port", "not-a-port"], "not a port number"),
+    (["serve", "--port", "70000"], "not a port number"),
+    (["serve", "--pace", "inf"], "not a number of seconds"),
+    (["demo", "--pace", "nan"], "not a number of seconds"),
+    (["demo", "--pace", "0"], "not a number of seconds"),
 ])
 def test_serve_refuses_bad_input_in_one_line(tmp_path, args, message):
     result = run(*args, "--data", str(tmp_path))
