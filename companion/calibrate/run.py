@@ -242,8 +242,11 @@ def calibrate_files(paths: list[str], out: str | Path, deck_path: str | None = N
     folder = Path(out).parent
     if not folder.is_dir():   # before the work, not after it
         raise ValueError(f"{out}: folder {folder} does not exist")
+    photos = image_paths(paths)
+    if Path(out).resolve() in {Path(p).resolve() for p in photos}:
+        raise ValueError(f"{out}: that is one of the photos; write the profile to another file")
     images, names = [], []
-    for path in image_paths(paths):
+    for path in photos:
         loaded = load_image(path)
         images.append(loaded.pixels)
         names.append(str(path))

@@ -23,6 +23,18 @@ def summary(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _annotation_path(folder: Path, image: str, taken: set[Path]) -> Path:
+    """NAME.png for image NAME.*, numbered NAME-2.png... when that file is an input or was
+    drawn already in this batch (two folders' x.jpg)."""
+    stem, n = Path(image).stem, 1
+    target = folder / f"{stem}.png"
+    while target.resolve() in taken:
+        n += 1
+        target = folder / f"{stem}-{n}.png"
+    taken.add(target.resolve())
+    return target
+
+
 def main(args) -> int:
     from .analyze import Analyzer
 
@@ -34,6 +46,7 @@ def main(args) -> int:
     if annotate_dir:
         annotate_dir.mkdir(parents=True, exist_ok=True)
     failed = 0
+    drawn_to = {Path(p).resolve() for p in paths}   # never drawn over: the inputs, and each other
     for path in paths:
         try:
             loaded = load_image(path)
@@ -53,7 +66,7 @@ def main(args) -> int:
             import cv2
             from .annotate import annotate
             drawn = annotate(loaded.pixels, result)
-            target = annotate_dir / (Path(path).stem + ".png")
+            target = _annotation_path(annotate_dir, path, drawn_to)
             if not cv2.imwrite(str(target), drawn):
                 raise OSError(f"cannot write {target}")
     return 2 if failed else 0

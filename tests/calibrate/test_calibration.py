@@ -169,6 +169,10 @@ def test_command_writes_a_profile_and_refuses_in_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error:") and "45 cards" in lines[0]
     assert not (tmp_path / "no.json").exists()
 
+    over = run_cli("calibrate", str(good_path), "--out", str(good_path))   # the photo itself
+    assert over.returncode == 2 and "one of the photos" in over.stderr
+    assert good_path.read_bytes() == good.jpeg
+
 
 def test_mat_is_printable_and_its_markers_are_found(tmp_path):
     png, pdf = tmp_path / "mat.png", tmp_path / "mat.pdf"

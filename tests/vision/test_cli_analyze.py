@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -78,3 +79,19 @@ def test_pictures_too_small_to_hold_a_card_hold_none(tmp_path, small_scene, caps
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0 and len(rows) == 4 and rows[0]["cards"]
     assert all(r["cards"] == [] and "error" not in r for r in rows[1:])
+
+
+def test_annotations_never_draw_over_an_input_or_each_other(tmp_path, small_scene, capsys):
+    import cv2
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.jpg").write_bytes(small_scene.jpeg)
+    png = tmp_path / "one" / "y.png"
+    cv2.imwrite(str(png), cv2.imdecode(np.frombuffer(small_scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    before = png.read_bytes()
+    code = main(["analyze", str(tmp_path / "one" / "x.jpg"), str(tmp_path / "two" / "x.jpg"), str(png),
+                 "--annotate", str(tmp_path / "one")])
+    capsys.readouterr()
+    assert code == 0 and png.read_bytes() == before
+    drawn = sorted(p.name for p in (tmp_path / "one").glob("*.png"))
+    assert drawn == ["x-2.png", "x.png", "y-2.png", "y.png"]
