@@ -36,6 +36,8 @@ def deck_for(deck_file: str | None, profile_file: str | None) -> Deck:
         data = json.loads(read_source(profile_file))
     except json.JSONDecodeError as exc:
         raise StateError(f"{profile_file}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise StateError(f"{profile_file}: nested too deeply to be a profile") from None
     if not isinstance(data, dict):
         raise StateError(f"{profile_file}: a profile is a JSON object")
     if isinstance(data.get("deck"), dict):
@@ -81,6 +83,8 @@ def main(args) -> int:
         data = json.loads(read_source(args.state))
     except json.JSONDecodeError as exc:
         raise StateError(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:
+        raise StateError(f"{name} is nested too deeply to be a table") from None
     table, seen = read_state(data, deck)
     problems = table_problems(table)
     if problems:

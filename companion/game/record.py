@@ -91,4 +91,6 @@ def load_record(text: str, name: str, deck: Deck) -> GameRecord:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{name} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise RecordError(f"{name} is nested too deeply to be a game record") from None
     return parse_record(data, deck)

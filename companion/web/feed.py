@@ -90,6 +90,8 @@ class RecordFeed:
             record = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise FeedUnavailable(f"cannot read game record {path}: {exc}") from None
+        except RecursionError:
+            raise FeedUnavailable(f"cannot read game record {path}: nested too deeply") from None
         return cls(record, **kwargs)
 
     def picture(self, index: int) -> bytes:

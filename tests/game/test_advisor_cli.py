@@ -93,6 +93,7 @@ def test_a_profile_with_a_deck_composition(capsys, tmp_path):
 
 @pytest.mark.parametrize("state, argv, message", [
     ("{not json", (), "is not valid JSON"),
+    ("[" * 100_000, (), "nested too deeply"),
     ([["H-red"]], (), "STATE must be a JSON object"),
     ({"piles": {}}, (), "STATE needs a 'table'"),
     ({"table": [["H-red", "X-1"]]}, (), "table: chain 0, card 1: not a card code"),

@@ -53,6 +53,7 @@ def test_an_illegal_move_is_a_verdict_not_an_error(tmp_path, capsys):
 
 @pytest.mark.parametrize("text, expected", [
     ("{not json", "not valid JSON"),
+    ("[" * 100_000, "nested too deeply"),
     ('{"players": ["A"], "frames": [{"table": [["H-pink"]]}]}', "frame 0"),
     ('{"players": ["A"], "frames": [{"table": []}, {"table": [["Q"]]}]}', "frame 1"),
     ('{"players": ["A"], "frames": [{"table": []}, {"tabel": []}]}', "frame 1: missing field 'table'"),
