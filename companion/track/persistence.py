@@ -48,11 +48,13 @@ class SavedState:
         self.codes = {int(k): v for k, v in state["codes"].items()}
         self.history = list(state["history"])
         self.moves = list(state["moves"])
+        if not all(isinstance(entry, dict) for entry in self.history + self.moves):
+            raise ValueError("its history and moves are not lists of objects")
         self.desync_reason = state.get("desync_reason")
         self.source_gap = bool(state.get("source_gap", False))
         self.stats = Counter(state.get("stats", {}))
         self.last_frame = int(state["last_frame"])
-        self.resumed_at = int(state.get("resume_frame", self.last_frame + 1))
+        self.resumed_at = max(0, int(state.get("resume_frame", self.last_frame + 1)))
         self._next_id = int(state["next_id"])
         self._settled_frame = state.get("settled_frame")
         self._gone_count = {int(t): int(n) for t, n, _ in state.get("gone", [])}

@@ -115,7 +115,11 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     tracker = Tracker(analyze, players, settings=settings, read_region=read_region)
     start = 0
     if saved is not None:
-        tracker.restore(saved)
+        try:
+            tracker.restore(saved)
+        except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+            raise TrackError(f"--resume: {state_path} is not a game this tracker saved "
+                             f"({type(exc).__name__}: {exc})") from None
         start = tracker.resumed_at
 
     def keep_state() -> None:

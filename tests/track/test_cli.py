@@ -135,3 +135,19 @@ def test_a_run_that_reads_no_picture_leaves_the_saved_game_as_it_was(game_dir, t
     (unreadable / "frame0001.jpg").write_bytes(b"not a picture")
     track([str(unreadable), "--state", str(state)])
     assert state.read_bytes() == before
+
+
+@pytest.mark.parametrize("damage", [
+    lambda s: [s],
+    lambda s: {**s, "moves": "x"},
+    lambda s: {**s, "tracks": [1, 2, 3]},
+    lambda s: {k: v for k, v in s.items() if k != "history"},
+])
+def test_a_damaged_saved_game_is_refused_in_one_line_and_kept(game_dir, tmp_path, damage):
+    state = tmp_path / "state.json"
+    track([str(game_dir), "--json", "--state", str(state)])
+    state.write_text(json.dumps(damage(json.loads(state.read_text()))))
+    before = state.read_bytes()
+    with pytest.raises(track_run.TrackError, match="is not a game this tracker saved"):
+        track([str(game_dir), "--state", str(state), "--resume"])
+    assert state.read_bytes() == before
