@@ -216,6 +216,7 @@ def open_source(spec: str, start: int = 0) -> FrameSource:
         return CaptureSource(int(spec), live=True, name=f"camera {spec}")
     if _URL.match(spec):
         scheme = spec.split(":", 1)[0].lower()
+        _check_url(spec)
         if scheme in ("http", "https"):
             return HttpMjpegSource(spec)
         if scheme in ("rtsp", "rtsps", "rtmp", "udp", "tcp", "srt"):
@@ -229,6 +230,19 @@ def open_source(spec: str, start: int = 0) -> FrameSource:
     if path.suffix.lower() in VIDEO_SUFFIXES + IMAGE_SUFFIXES or "/" in spec:
         raise SourceError(f"{spec}: no such file or folder")
     raise SourceError(f"{spec}: not a video file, folder, camera index or stream URL")
+
+
+def _check_url(spec: str) -> None:
+    """A URL no retry can reach (no host, a port out of range, a broken IPv6 address) is
+    refused at once, not waited for as a camera that is away."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(spec)
+        host, _ = parts.hostname, parts.port
+    except ValueError as exc:
+        raise SourceError(f"{spec}: not a stream URL ({exc})") from None
+    if not host:
+        raise SourceError(f"{spec}: the URL names no host")
 
 
 LIVE_FPS_GUESS = 30.0     # webcams and phone apps send 10-30 fps; erring high only waits longer

@@ -74,6 +74,9 @@ def test_video_file(tmp_path, frames):
     ("nonexistent/game.mp4", "no such file"),
     ("ftp://example.org/x", "unsupported stream scheme"),
     ("", "empty source"),
+    ("http://[::1", "not a stream URL"),
+    ("http://127.0.0.1:99999/video", "not a stream URL"),
+    ("http://", "names no host"),
 ])
 def test_bad_sources_are_clear_errors(spec, message):
     with pytest.raises(SourceError, match=message):
