@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sp.add_argument("--size", metavar="WxH", default="1280x720")
 
 
+MOST_ILLEGAL = 0.5   # a game in which most turns break a rule leaves no snake to film
+
+
 def _size(text: str | None):
     if text is None:
         return None
@@ -49,6 +52,8 @@ def _size(text: str | None):
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise ValueError(f"size must look like 1280x720, got {text!r}") from None
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):
+        raise ValueError(f"size {text} out of range (64-8192 pixels a side)")
     return (w, h)
 
 
@@ -71,6 +76,8 @@ def main(args: argparse.Namespace) -> int:
                             _size(args.size), args.textures, args.labels)
     if what == "game":
         from .game import render_game
+        if not 0.0 <= args.illegal_rate <= MOST_ILLEGAL:
+            raise ValueError(f"--illegal-rate is a share of turns from 0 to {MOST_ILLEGAL}, not {args.illegal_rate}")
         path = render_game(args.out, _players(args.players), args.seed, tier=args.tier, style=args.style,
                            fps=args.fps, size=_size(args.size), illegal_rate=args.illegal_rate,
                            draw_pile=args.draw_pile)
@@ -86,6 +93,8 @@ def main(args: argparse.Namespace) -> int:
 
         from .speed import measure_render_speed
         tiers = tuple(t.strip() for t in args.tiers.split(",") if t.strip())
+        if not tiers:
+            raise ValueError("--tiers names no tier (easy, medium, hard)")
         report = measure_render_speed(tiers, args.count, args.seed, _size(args.size),
                                       log=lambda line: print(line, file=sys.stderr))
         print(json.dumps(report))

@@ -93,6 +93,13 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys):
     from companion.cli import main
     assert main(["synth", "game", "--out", str(tmp_path), "--players", "7"]) == 2
     assert "error: players must be 2-5" in capsys.readouterr().err
+    for argv, message in ((["--size", "0x0"], "out of range"), (["--illegal-rate", "nan"], "share of turns"),
+                          (["--illegal-rate", "2"], "share of turns"), (["--illegal-rate", "-1"], "share of turns")):
+        assert main(["synth", "game", "--out", str(tmp_path), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and message in err and len(err.strip().splitlines()) == 1
+    assert main(["synth", "speed", "--tiers", ","]) == 2
+    assert "names no tier" in capsys.readouterr().err
 
 
 def test_draw_pile_thins_out_as_cards_are_drawn(tmp_path):
