@@ -155,6 +155,8 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     except SourceError as exc:
         keep_state()
         raise TrackError(str(exc)) from None
+    if tracker.stats["frames"] and tracker.stats["frames"] == tracker.stats["unreadable"] and saved is None:
+        raise TrackError(f"{args.source}: none of its {tracker.stats['frames']} frames is a picture")
     if ended and tracker.referee.undrawn() == 0 and not tracker.referee.finished:
         for event in tracker.finish():
             if event.kind == "move":

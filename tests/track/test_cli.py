@@ -133,7 +133,8 @@ def test_a_run_that_reads_no_picture_leaves_the_saved_game_as_it_was(game_dir, t
     unreadable = tmp_path / "unreadable"
     unreadable.mkdir()
     (unreadable / "frame0001.jpg").write_bytes(b"not a picture")
-    track([str(unreadable), "--state", str(state)])
+    with pytest.raises(track_run.TrackError, match="none of its 1 frames is a picture"):
+        track([str(unreadable), "--state", str(state)])
     assert state.read_bytes() == before
 
 
