@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Callable, Sequence
 
@@ -241,6 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             build_parser().print_help()
             return 2
         return int(args.run(args) or 0)
+    except BrokenPipeError:
+        # the reader went away (`... | head -1`): nothing more to say, to anyone; stdout is
+        # pointed at nothing so that Python's own flush at exit does not complain either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UserError, ValueError, OSError) as exc:
         if debug:
             raise

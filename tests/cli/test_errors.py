@@ -45,3 +45,22 @@ def test_a_bug_is_reported_in_one_line_and_debug_shows_it(monkeypatch, capsys):
             cli.main(["--debug", "explode"])
     finally:
         cli.COMMANDS.pop("explode")
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    flood = "\n".join([
+        "import sys",
+        "from companion import cli",
+        "@cli.command('flood', 'print without end')",
+        "def _flood(p):",
+        "    def run(args):",
+        "        while True:",
+        "            print('x' * 1000)",
+        "    p.set_defaults(run=run)",
+        "sys.exit(cli.main(['flood']))",
+    ])
+    proc = subprocess.Popen([sys.executable, "-c", flood], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()                      # as `companion ... | head -1` does
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""
