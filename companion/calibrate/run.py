@@ -240,6 +240,8 @@ def calibrate_files(paths: list[str], out: str | Path, deck_path: str | None = N
     from companion.vision.imageio import image_paths, load_image
 
     folder = Path(out).parent
+    if Path(out).is_dir():
+        raise ValueError(f"{out}: a folder; --out names the profile's file")
     if not folder.is_dir():   # before the work, not after it
         raise ValueError(f"{out}: folder {folder} does not exist")
     photos = image_paths(paths)

@@ -93,6 +93,9 @@ def serve(source: str | None, players: list[str] | None, host: str, port: int,
           data_dir: str | None, pin: str | None, pace: float, profile: str | None = None) -> int:
     """Resume the current game if it is the one asked for; otherwise start it."""
     _check_free(host, port)   # before touching the games: a busy port changes nothing
+    if profile:
+        from companion.vision.profile import load_profile
+        load_profile(profile)     # a profile that cannot be read is refused now, not at the first picture
     service = open_service(data_dir or default_data_dir())
     app = create_app(service, pin=pin)
     app.config.update(FEED_PACE=pace, PROFILE=profile)

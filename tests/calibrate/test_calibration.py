@@ -182,6 +182,10 @@ def test_mat_is_printable_and_its_markers_are_found(tmp_path):
     from companion.calibrate.markers import find_plane
     plane = find_plane(cv2.imread(str(png)))
     assert plane is not None and plane.markers == 4
+    for command in (("mat",), ("calibrate", str(png))):     # --out a folder: refused, nothing beside it
+        refused = run_cli(*command, "--out", str(tmp_path))
+        assert refused.returncode == 2 and "a folder" in refused.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mat.pdf", "mat.png"]
 
 
 def test_default_profile_loads():

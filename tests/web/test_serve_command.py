@@ -46,6 +46,7 @@ def test_demo_serves_the_sample_game_on_localhost(tmp_path):
     (["serve", "--pace", "inf"], "not a number of seconds"),
     (["demo", "--pace", "nan"], "not a number of seconds"),
     (["demo", "--pace", "0"], "not a number of seconds"),
+    (["serve", "--profile", "/no/such/profile.json"], "no such profile file"),
 ])
 def test_serve_refuses_bad_input_in_one_line(tmp_path, args, message):
     result = run(*args, "--data", str(tmp_path))
