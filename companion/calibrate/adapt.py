@@ -34,6 +34,7 @@ from scipy.optimize import linear_sum_assignment
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 from companion.vision.features import paper_colour, warp_card
+from companion.vision.profile import ProfileError
 
 from .measure import measure_cards
 
@@ -77,19 +78,31 @@ class ProfileAdapter:
         reflectance = bool(raw.get("colour_models_reflectance"))
         if reflectance:
             models = raw["colour_models_reflectance"]
-        colours = tuple(c for c in profile.colours if c in models)
-        means = np.array([models[c]["mean"] for c in colours], float)
-        covs = np.array([models[c]["cov"] for c in colours], float)
-        deck = None
-        if raw.get("deck"):
-            try:
-                deck = Deck.from_dict(raw["deck"])
-            except ValueError:
-                deck = None
-        ka = raw.get("kind_adaptation", {}) or {}
-        gains = (raw.get("white_balance") or {}).get("gains_bgr")
-        return cls(colours, means, covs, deck, dict(ka.get("kind_bias", {}) or {}), ka.get("head_shape"),
-                   reflectance, gains, ka.get("typicality_shift"))
+        try:
+            colours = tuple(c for c in profile.colours if c in models)
+            means = np.array([models[c]["mean"] for c in colours], float).reshape(len(colours), 3)
+            covs = np.array([models[c]["cov"] for c in colours], float).reshape(len(colours), 3, 3)
+            if not (np.isfinite(means).all() and np.isfinite(covs).all()):
+                raise ValueError("numbers that are not finite")
+            deck = None
+            if raw.get("deck"):
+                try:
+                    deck = Deck.from_dict(raw["deck"])
+                except (ValueError, TypeError, AttributeError, KeyError):
+                    deck = None
+            ka = raw.get("kind_adaptation", {}) or {}
+            bias = {str(k): float(v) for k, v in dict(ka.get("kind_bias", {}) or {}).items()}
+            shape = ka.get("head_shape")
+            if shape is not None:
+                shape = {k: float(shape[k]) for k in ("head_mean", "tail_mean", "sd")}
+            shift = ka.get("typicality_shift")
+            shift = None if shift is None else np.asarray(shift, float).ravel()
+            gains = (raw.get("white_balance") or {}).get("gains_bgr")
+            gains = None if gains is None else np.asarray(gains, float).reshape(3)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ProfileError(f"{profile.source or 'profile'}: its calibration is damaged "
+                               f"({type(exc).__name__}: {exc}); calibrate again") from None
+        return cls(colours, means, covs, deck, bias, shape, reflectance, gains, shift)
 
     # -- the frame as the trained models should see it
     def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:

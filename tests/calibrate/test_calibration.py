@@ -365,3 +365,25 @@ def test_the_deck_s_own_faces_are_typical_after_calibration(calibrated):
                                  [turns[i] for i in rows], edge_rows[rows])
         return sum(k != "unknown" for k in named)
     assert believed(moved) >= believed(rec)
+
+
+def _first_model(profile: dict) -> dict:
+    models = profile.get("colour_models_reflectance") or profile["colour_models"]   # the ones in use
+    return models[next(iter(models))]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda p: p["kind_adaptation"].update(kind_bias="x"),
+    lambda p: p["kind_adaptation"].update(head_shape=[1, 2]),
+    lambda p: p.update(white_balance={"gains_bgr": [1]}),
+    lambda p: _first_model(p).update(cov=[[1, 2]]),
+    lambda p: _first_model(p).update(mean=["x", 0, 0]),
+])
+def test_a_damaged_calibration_is_refused_naming_the_profile(calibrated, damage):
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.vision.profile import ProfileError, profile_from_dict
+    raw = json.loads(json.dumps(calibrated["cartoon"][1].profile))
+    assert ProfileAdapter.from_profile(profile_from_dict(raw, "mine.json")) is not None
+    damage(raw)
+    with pytest.raises(ProfileError, match="mine.json: its calibration is damaged"):
+        ProfileAdapter.from_profile(profile_from_dict(raw, "mine.json"))
