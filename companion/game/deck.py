@@ -13,6 +13,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DECK_PATH = PROJECT_ROOT / "calibration" / "deck.json"
 
 
+MOST_COPIES = 50     # of one card: a deck of 50 cards holds no more
+
+
 class DeckError(ValueError):
     """A deck file or a card that does not fit the deck."""
 
@@ -29,8 +32,12 @@ class Deck:
             raw = data["cards"]
         except (KeyError, TypeError) as exc:
             raise DeckError(f"deck needs 'colours' and 'cards': missing {exc}") from None
+        if isinstance(data["colours"], str) or not all(isinstance(c, str) and c for c in colours):
+            raise DeckError("deck colours must be a list of colour names")
         if len(set(colours)) != len(colours) or not colours:
             raise DeckError("deck colours must be a non-empty list without repeats")
+        if not isinstance(raw, Mapping) or not raw:
+            raise DeckError("deck cards must map card codes to how many copies the deck holds")
         counts: Counter[Card] = Counter()
         for code, n in raw.items():
             try:
@@ -40,8 +47,8 @@ class Deck:
             unknown = [c for c in card.colours if c not in colours]
             if unknown:
                 raise DeckError(f"{code}: colour {unknown[0]!r} is not one of the deck's colours")
-            if not isinstance(n, int) or n < 0:
-                raise DeckError(f"{code}: count must be a whole number >= 0")
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MOST_COPIES:
+                raise DeckError(f"{code}: count must be a whole number from 0 to {MOST_COPIES}")
             counts[card.identity(colours)] += n
         return cls(colours, dict(counts))
 

@@ -60,3 +60,17 @@ def test_bad_deck_files_give_clear_errors(tmp_path):
         load_deck(bad)
     with pytest.raises(DeckError, match="colour"):
         Deck.from_dict({"colours": ["red"], "cards": {"H-blue": 1}})
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"colours": ["red", "blue"], "cards": []}, "deck cards must map"),
+    ({"colours": ["red", "blue"], "cards": "abc"}, "deck cards must map"),
+    ({"colours": ["red", "blue"], "cards": {}}, "deck cards must map"),
+    ({"colours": [[1], [2]], "cards": {"H-red": 1}}, "list of colour names"),
+    ({"colours": "red", "cards": {"H-red": 1}}, "list of colour names"),
+    ({"colours": ["red"], "cards": {"H-red": True}}, "whole number"),
+    ({"colours": ["red"], "cards": {"H-red": 10**12}}, "whole number"),
+])
+def test_deck_data_of_the_wrong_shape_is_a_deck_error(data, message):
+    with pytest.raises(DeckError, match=message):
+        Deck.from_dict(data)
