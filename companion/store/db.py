@@ -81,10 +81,14 @@ class Store:
         # One connection guarded by a lock: writes are tiny and rare, and a single
         # connection keeps SQLite's locking out of the picture entirely.
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:   # another file of that name: it is left as it is
+            self._db.close()
+            raise StoreError(f"{self.path} is not a games database ({exc})") from None
         self._lock = threading.RLock()
 
     def close(self) -> None:

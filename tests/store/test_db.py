@@ -85,3 +85,11 @@ def test_a_retable_is_an_event_kind_the_store_keeps(tmp_path):
     again = Store(tmp_path / "g.sqlite3")
     assert [(e.kind, e.data) for e in again.events(game.id, after=1)] == [("retable", data)]
     again.close()
+
+
+def test_a_file_that_is_not_a_games_database_is_refused_and_kept(tmp_path):
+    other = tmp_path / "companion.sqlite3"
+    other.write_text("my notes, not a database\n" * 200)
+    with pytest.raises(StoreError, match="is not a games database"):
+        Store(other)
+    assert other.read_text() == "my notes, not a database\n" * 200
