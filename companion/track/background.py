@@ -10,8 +10,8 @@ What it learns must never be a card: a place is learnt only away from every
 card read (by a margin, as outlines may fall short), and a place that already
 shows the table is only refreshed where the new picture agrees with it, so a
 card the reader missed is not learnt as table the moment it lands.  A
-difference that outlasts several readings with no card read on it is the
-table after all (a card taken away that lay there when watching began, a cup
+difference that outlasts many readings (some twenty turns) with no card read
+on it is the table after all (a card taken away that lay there when watching began, a cup
 set down, a lamp switched on) and is learnt then.  When most of the table
 differs at once, the camera moved: the table is learnt afresh.
 """
@@ -120,6 +120,6 @@ class TableReader:
         unlike = self.table.unlike(lab)
         result = self.analyze(image, unlike_table=None if unlike is None else
                               difference_map(*unlike[:2], self.table.background.known))
-        self.table.learn(lab, [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])],
-                         unlike)
+        cards = [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])]
+        self.table.learn(lab, cards, unlike)
         return result

@@ -20,17 +20,18 @@ import cv2
 import numpy as np
 
 SHAKE = 3            # px of the searched copy: a camera's tremble moves the table this little
-NOISE_FLOOR = 1.5    # Lab units: a cleaner picture's noise is still JPEG's
+NOISE_FLOOR = 1.5    # 8-bit Lab units: a cleaner picture's noise is still JPEG's
 CARD_NOISES = 4.0    # a pixel this many times the picture's typical difference away is not table
 SAMPLE = 4           # every this many pixels each way is enough to measure the light's drift and the noise
-SMOOTH = 3.0         # px: a card on a cloth of its own colour differs only in places; weighed over its neighbourhood it differs throughout
+SMOOTH = 3.0         # px: a card on a cloth of its own colour differs only in places; weighed over
+                     # its neighbourhood, it differs throughout
 
 
 @dataclass
 class TableBackground:
     """The empty table, at the scale `find_cards` searches, where it is known."""
 
-    lab: np.ndarray      # float32 (h, w, 3)
+    lab: np.ndarray      # float32 (h, w, 3), 8-bit Lab as OpenCV makes it of 8-bit pictures
     known: np.ndarray    # bool (h, w): the table was seen bare there
 
     def fits(self, shape: tuple[int, ...]) -> bool:

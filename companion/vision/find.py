@@ -306,9 +306,10 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         split_regions = [q for q, _ in pieces]
         kept = [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT
                 or not any(_contains(q, p) for p in split_regions)]
-    found = suppress(size_prior(pieces + kept, sizes if len(alone) >= 3 else None))
+    known_sizes = sizes if len(alone) >= 3 else None
+    found = suppress(size_prior(pieces + kept, known_sizes))
     unlike_pieces = [(q, s) for q, s in unlike_pieces if _shortest_side(q) >= min_side * 0.9]
-    found += [(q, s) for q, s in suppress(size_prior(unlike_singles + unlike_pieces, sizes if len(alone) >= 3 else None))
+    found += [(q, s) for q, s in suppress(size_prior(unlike_singles + unlike_pieces, known_sizes))
               if not _overlaps(q, found)]
     return found + [(q, s) for q, s in suppress(last_resort) if not _overlaps(q, found)]
 
