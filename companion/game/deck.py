@@ -27,6 +27,8 @@ class Deck:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Deck":
+        if not isinstance(data, Mapping):
+            raise DeckError("a deck is a JSON object with 'colours' and 'cards'")
         try:
             colours = tuple(data["colours"])
             raw = data["cards"]
@@ -108,6 +110,11 @@ def load_deck(path: str | Path | None = None) -> Deck:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise DeckError(f"cannot read deck file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise DeckError(f"deck file {path} is not text (UTF-8)") from None
     except json.JSONDecodeError as exc:
         raise DeckError(f"deck file {path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
-    return Deck.from_dict(data)
+    try:
+        return Deck.from_dict(data)
+    except DeckError as exc:
+        raise DeckError(f"deck file {path}: {exc}") from None

@@ -74,3 +74,13 @@ def test_bad_deck_files_give_clear_errors(tmp_path):
 def test_deck_data_of_the_wrong_shape_is_a_deck_error(data, message):
     with pytest.raises(DeckError, match=message):
         Deck.from_dict(data)
+
+
+def test_a_deck_file_that_is_not_a_deck_says_which_file(tmp_path):
+    binary, listed = tmp_path / "binary.json", tmp_path / "listed.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    listed.write_text("[1, 2]")
+    with pytest.raises(DeckError, match="binary.json is not text"):
+        load_deck(binary)
+    with pytest.raises(DeckError, match="listed.json: a deck is a JSON object"):
+        load_deck(listed)
