@@ -38,8 +38,9 @@ def check_players(players: Any) -> tuple[str, ...]:
 def parse_players(text: str) -> tuple[str, ...]:
     """Player names in turn order from a comma-separated option (`--players Ann,Ben,Cy`)."""
     names = [name.strip() for name in text.split(",")]
-    if len(names) < 2 or not all(names):
-        raise RecordError("--players takes two or more comma-separated names, e.g. Ann,Ben,Cy")
+    if not 2 <= len(names) <= 5 or not all(names):
+        raise RecordError("--players takes two to five comma-separated names (Hisss is for 2-5 players), "
+                          "e.g. Ann,Ben,Cy")
     return check_players(names)
 
 
