@@ -23,6 +23,10 @@ import numpy as np
 from .frames import EncodedFrame
 from .mjpeg import MjpegStream
 
+# OpenCV's own warnings ("can't be used to capture by name") would come on stderr beside the
+# one line this module's SourceError gives for the same fault
+cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".webp", ".tif", ".tiff")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v", ".mjpg", ".mjpeg", ".wmv", ".mpg", ".mpeg")
 

@@ -302,3 +302,14 @@ def test_camera_index_goes_through_videocapture_and_survives_a_drop_out(monkeypa
     assert [s.online for s in statuses] == [False, True]
     tracker, moves = track(seen)
     assert summary(moves) == summary(expected(TABLES)["moves"])
+
+
+def test_a_file_that_is_no_video_is_one_line_on_stderr(tmp_path):
+    import subprocess
+    import sys
+    fake = tmp_path / "fake.avi"
+    fake.write_text("hello\n")
+    proc = subprocess.run([sys.executable, "-m", "companion", "track", str(fake), "--state", str(tmp_path / "s.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:") and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
