@@ -47,6 +47,13 @@ def seconds(most: float) -> Callable[[str], float]:
     return parse
 
 
+def pin(text: str) -> str:
+    """An argparse type: the referee's six-digit PIN."""
+    if not (len(text) == 6 and text.isdigit() and text.isascii()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a six-digit PIN")
+    return text
+
+
 def port(text: str) -> int:
     """An argparse type: a TCP port number."""
     if not text.isdigit() or not 1 <= int(text) <= 65535:
@@ -200,7 +207,7 @@ def _serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this computer only)")
     p.add_argument("--port", type=port, default=8000, help="port (default 8000)")
     p.add_argument("--data", metavar="DIR", help="where games are kept (default ~/.local/share/hisss-companion)")
-    p.add_argument("--pin", help="referee PIN to use instead of the stored or generated one")
+    p.add_argument("--pin", type=pin, help="referee PIN (six digits) to use instead of the stored or generated one")
     p.add_argument("--pace", type=seconds(3600), default=4.0, help="seconds per frame when replaying a game record")
 
     def run(args):

@@ -47,6 +47,8 @@ def test_demo_serves_the_sample_game_on_localhost(tmp_path):
     (["demo", "--pace", "nan"], "not a number of seconds"),
     (["demo", "--pace", "0"], "not a number of seconds"),
     (["serve", "--profile", "/no/such/profile.json"], "no such profile file"),
+    (["serve", "--pin", "12"], "not a six-digit PIN"),
+    (["serve", "--pin", ""], "not a six-digit PIN"),
 ])
 def test_serve_refuses_bad_input_in_one_line(tmp_path, args, message):
     result = run(*args, "--data", str(tmp_path))
