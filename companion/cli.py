@@ -133,7 +133,13 @@ def _bench(p: argparse.ArgumentParser) -> None:
                    help="--advisor: how the other players play (default random legal placements)")
 
     def run(args):
+        games_only = [flag for flag, given in (("--oracle", args.oracle), ("--oracle-noise", args.oracle_noise),
+                                               ("--regions", args.regions)) if given]
+        if games_only and args.games is None:
+            raise UserError(f"{games_only[0]} goes with --games (the tracker's bench)")
         if args.calibrated and args.games is None:
+            if args.tiers != "easy,medium,hard":
+                raise UserError("--calibrated measures the hard tier only; --tiers does not apply")
             from companion.bench.calibrated import main as calibrated_main
             return calibrated_main(args)
         if args.advisor:

@@ -87,3 +87,16 @@ def test_no_games_is_a_one_line_user_error(count):
     args = build_parser().parse_args(["bench", "--games", count])
     with pytest.raises(UserError, match="at least one game"):
         main(args)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--oracle"], "--oracle goes with --games"),
+    (["--oracle-noise", "0.1"], "--oracle-noise goes with --games"),
+    (["--regions"], "--regions goes with --games"),
+    (["--calibrated", "--tiers", "easy"], "--tiers does not apply"),
+])
+def test_flags_of_another_bench_are_refused_not_ignored(argv, message, capsys):
+    from companion.cli import main
+    assert main(["bench", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and message in err
