@@ -55,8 +55,9 @@ def find_plane(image: np.ndarray) -> TablePlane | None:
 
 def write_mat(path: str | Path, dpi: int = 200) -> Path:
     """Write the mat as PNG (any other suffix but .pdf) or as a one-page A4 PDF."""
+    named_a_folder = str(path).endswith(("/", "\\"))      # (Path drops the slash)
     path = Path(path)
-    if path.is_dir() or str(path).endswith(("/", "\\")):
+    if path.is_dir() or named_a_folder:
         raise ValueError(f"{path}: a folder; --out names the mat's file (.png or .pdf)")
     px_per_mm = dpi / 25.4
     img = mat_image(px_per_mm)

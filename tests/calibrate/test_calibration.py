@@ -185,6 +185,8 @@ def test_mat_is_printable_and_its_markers_are_found(tmp_path):
     for command in (("mat",), ("calibrate", str(png))):     # --out a folder: refused, nothing beside it
         refused = run_cli(*command, "--out", str(tmp_path))
         assert refused.returncode == 2 and "a folder" in refused.stderr
+    refused = run_cli("mat", "--out", str(tmp_path / "new") + "/")
+    assert refused.returncode == 2 and "a folder" in refused.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mat.pdf", "mat.png"]
 
 
