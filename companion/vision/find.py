@@ -170,11 +170,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     # What differs from the empty table is read as the learnt map is (both say "how likely
     # not table"), but only where the picture alone shows no card: the picture's own
     # outlines are the surer wherever it has them.
-    learnt = [paper_p]
     unlike_p, unlike_singles, unlike_pieces = None, [], []
     if unlike_table is not None:
         unlike_p = unlike_table[..., None]
-        learnt.append(unlike_p)
         masks += [(m, unlike_p) for m in paper_maps(unlike_table)]
     for (mask, closed, step, whole_only, rounded), contrast_in in masks:
         from_edges = contrast_in is edges
@@ -220,7 +218,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                         _shortest_side(boxed) >= min_side * 0.9 and \
                         edge_contrast(contrast_in, boxed, step) >= ALONE_CONTRAST:
                     last_resort.append((boxed, boxed_score))
-            if score == 0 and any(contrast_in is m for m in learnt if m is not None):
+            if score == 0 and (contrast_in is paper_p or contrast_in is unlike_p):
                 # a loose fit, and perhaps two cards side by side: only where nothing else is found
                 loose, loose_score = _paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
                 if loose_score > 0 and _shortest_side(loose) >= min_side * 0.9 and \
@@ -293,10 +291,10 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
         elif contrast_in is unlike_p:
-            unlike_pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= PAPER_PIECE_CONTRAST)
+            unlike_pieces.extend((q, s) for q, s in got
+                                 if edge_contrast(contrast_in, q, step) >= PAPER_PIECE_CONTRAST)
         else:
-            least = PAPER_PIECE_CONTRAST if any(contrast_in is m for m in learnt if m is not None) \
-                else PIECE_CONTRAST
+            least = PAPER_PIECE_CONTRAST if contrast_in is paper_p else PIECE_CONTRAST
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)
