@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.game.deck import Deck
-
-PROFILE_FORMAT = "hisss-calibration/1"
+from companion.vision.profile import PROFILE_FORMAT
 
 
 def profile_dict(*, colour_models: dict, reflectance_models: dict, colour_lab: dict, card_aspect: float,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 DEFAULT_COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
+PROFILE_FORMAT = "hisss-calibration/1"
 
 
 class ProfileError(ValueError):
@@ -53,6 +54,10 @@ def load_profile(path: str | Path | None) -> Profile:
         raise ProfileError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: a profile is a JSON object")
+    # any other JSON file (a game record, a deck) would otherwise pass as "no calibration"
+    if data.get("format") != PROFILE_FORMAT:
+        raise ProfileError(f"{path}: not a calibration profile (no \"format\": \"{PROFILE_FORMAT}\"); "
+                           f"make one with companion calibrate")
     return profile_from_dict(data, str(path))
 
 

@@ -1,5 +1,6 @@
 """`companion analyze` end to end, above all with bad input in the batch."""
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -67,6 +68,28 @@ def test_missing_profile_is_one_line_error(batch):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("content", [
+    {"players": ["Ann", "Ben"], "frames": []},            # a game record given by mistake
+    {},
+    {"format": "hisss-calibration/9", "colours": ["red"]},
+])
+def test_a_json_file_that_is_no_profile_is_refused(batch, tmp_path, content):
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps(content))
+    proc = subprocess.run([sys.executable, "-m", "companion", "analyze", str(batch / "a_good.jpg"),
+                           "--profile", str(wrong)], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"error: {wrong}: not a calibration profile (no \"format\": \"hisss-calibration/1\"); " \
+                          "make one with companion calibrate\n"
+
+
+def test_the_bundled_default_profile_is_accepted(batch):
+    proc = subprocess.run([sys.executable, "-m", "companion", "analyze", str(batch / "a_good.jpg"), "--json",
+                           "--profile", str(Path(__file__).parents[2] / "calibration" / "default_profile.json")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["cards"]
 
 
 def test_pictures_too_small_to_hold_a_card_hold_none(tmp_path, small_scene, capsys):
