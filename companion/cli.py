@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from typing import Callable, Sequence
 
 
@@ -246,9 +248,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminated(signum, frame):
+    # SystemExit unwinds like Ctrl+C does, so `finally` blocks remove their temporary folders
+    sys.exit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:
+        previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         args = build_parser().parse_args(argv)
         if not getattr(args, "run", None):
@@ -276,6 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: internal error ({type(exc).__name__}: {message}); rerun with --debug "
               "for the traceback", file=sys.stderr)
         return 1
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

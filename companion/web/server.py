@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import tempfile
@@ -171,10 +172,16 @@ def demo(host: str, port: int, pace: float, data_dir: str | None = None,
             if stop.wait(pause):
                 return
 
-    threading.Thread(target=play_forever, name="demo", daemon=True).start()
-    started.wait()
-    players = service.store.current_game().players
+    demo = threading.Thread(target=play_forever, name="demo", daemon=True)
+    demo.start()
     try:
+        started.wait()
+        players = service.store.current_game().players
         return _serve(app, host, port, _pin_of(app), f"Demo: {what} ({', '.join(players)})")
     finally:
         stop.set()
+        service.stop_feed()
+        if not data_dir:    # a demo's games were never meant to outlive it
+            demo.join(timeout=5)
+            service.store.close()
+            shutil.rmtree(folder, ignore_errors=True)

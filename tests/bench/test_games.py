@@ -1,6 +1,12 @@
 """The games bench's fallible oracle: known error rates, the same errors whatever is read."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
 from companion.bench.games import OracleAnalyzer, oracle_noise
@@ -100,3 +106,19 @@ def test_flags_of_another_bench_are_refused_not_ignored(argv, message, capsys):
     assert main(["bench", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and message in err
+
+
+def test_a_bench_stopped_midway_leaves_no_rendered_games_behind(tmp_path):
+    bench = subprocess.Popen([sys.executable, "-m", "companion", "bench", "--games", "1", "--oracle"],
+                             env={**os.environ, "TMPDIR": str(tmp_path)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.name.startswith("bench-games-") and any(p.iterdir()) for p in tmp_path.iterdir()):
+            assert time.monotonic() < deadline and bench.poll() is None, "the bench never started a game"
+            time.sleep(0.05)
+    finally:
+        bench.send_signal(signal.SIGTERM)
+        _, err = bench.communicate(timeout=30)
+    assert bench.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+    assert not list(tmp_path.iterdir())

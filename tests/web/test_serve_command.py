@@ -1,5 +1,6 @@
 """`companion demo` and `companion serve` as a user runs them."""
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -35,6 +36,23 @@ def test_demo_serves_the_sample_game_on_localhost(tmp_path):
     assert server.returncode == 0
     assert f"http://localhost:{port}/live" in out and "referee PIN:" in out
     assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM])
+def test_demo_without_a_data_folder_leaves_nothing_behind(tmp_path, stop_with):
+    port = free_port()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    server = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", str(port), "--pace", "0.1"],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for(lambda: json.loads(urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/api/state", timeout=5).read())["moves"] >= 1)
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith("hisss-demo-")]
+    finally:
+        server.send_signal(stop_with)
+        out, _ = server.communicate(timeout=15)
+    assert server.returncode == 0 and "Traceback" not in out, out
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("hisss-demo-")]
 
 
 @pytest.mark.parametrize("args, message", [
