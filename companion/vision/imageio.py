@@ -2,12 +2,15 @@
 
 The dimensions are read from the file header before anything is decoded, so a
 gigantic image is decoded at a reduced scale (JPEG) or refused, instead of
-exhausting memory; a truncated file is refused instead of being analysed with
-a grey band where its data stopped.
+exhausting memory; a truncated or corrupt file is refused instead of being
+analysed with a grey band where its data stopped.
 """
 from __future__ import annotations
 
+import os
 import struct
+import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +23,7 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".webp", ".ti
 MAX_DECODED_PIXELS = 40_000_000
 # Files whose header claims more than this are refused outright, whatever the format.
 MAX_HEADER_PIXELS = 40_000_000 * 64
+_STDERR_LOCK = threading.Lock()
 
 
 class ImageLoadError(ValueError):
@@ -166,7 +170,14 @@ def decode_image(data: bytes, name: str, max_pixels: int = MAX_DECODED_PIXELS) -
                 break
         else:
             raise ImageLoadError(f"{name}: image is {width}x{height} pixels, too large to analyse")
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
+    if kind == "jpeg":
+        # libjpeg fills what it cannot decode with grey and only says so on stderr; even its
+        # "extraneous bytes" warning comes from scrambled data as often as from harmless padding
+        image, complaints = _decode_hearing_libjpeg(data, flags)
+        if complaints:
+            raise ImageLoadError(f"{name}: corrupt JPEG file ({complaints[0].decode(errors='replace')})")
+    else:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     if image is None or image.size == 0:
         raise ImageLoadError(f"{name}: cannot decode this {kind.upper()} file (damaged?)")
     if image.dtype != np.uint8:  # defensive: some builds keep depth for TIFF
@@ -180,6 +191,25 @@ def decode_image(data: bytes, name: str, max_pixels: int = MAX_DECODED_PIXELS) -
     if (w > h) != (width > height) and width != height:
         width, height = height, width
     return LoadedImage(name, np.ascontiguousarray(image), width, height)
+
+
+def _decode_hearing_libjpeg(data: bytes, flags: int) -> tuple[np.ndarray | None, list[bytes]]:
+    """Decode, catching what libjpeg writes to the process's stderr: its only way to say data was lost."""
+    with _STDERR_LOCK, tempfile.TemporaryFile() as heard:
+        saved = os.dup(2)
+        os.dup2(heard.fileno(), 2)
+        try:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        heard.seek(0)
+        lines = heard.read().splitlines()
+    ours = [line for line in lines if line.lower().startswith((b"corrupt jpeg", b"premature end of jpeg"))]
+    others = [line for line in lines if line not in ours]
+    if others:     # another thread's words, written while we listened: pass them on
+        os.write(2, b"\n".join(others) + b"\n")
+    return image, ours
 
 
 def load_image(path: str, max_pixels: int = MAX_DECODED_PIXELS) -> LoadedImage:

@@ -83,3 +83,19 @@ def test_folders_expand_sorted_by_name(tmp_path, picture):
     for name in ("b.png", "a.jpg", "c.txt", ".hidden.png"):
         (tmp_path / name).write_bytes(b"x")
     assert [p.split("/")[-1] for p in image_paths([str(tmp_path)])] == ["a.jpg", "b.png"]
+
+
+def _noisy_jpeg() -> bytes:
+    noise = np.random.default_rng(1).integers(0, 255, (120, 160, 3)).astype(np.uint8)
+    return _encode(".jpg", noise)
+
+
+@pytest.mark.parametrize("scramble", [b"\xff\xd0" * 150, b"\x55" * 300, b"\x00" * 300])
+def test_a_jpeg_whose_data_is_corrupt_is_refused_in_one_line_not_read_half_grey(capfd, scramble):
+    data = bytearray(_noisy_jpeg())
+    start = data.find(b"\xff\xda") + 40             # inside the compressed picture, past the scan header
+    data[start:start + len(scramble)] = scramble
+    with pytest.raises(ImageLoadError, match=r"^x\.jpg: corrupt JPEG file \(Corrupt JPEG data: "):
+        decode_image(bytes(data), "x.jpg")
+    assert capfd.readouterr().err == ""               # libjpeg's own complaint is not left on the terminal
+    assert decode_image(_noisy_jpeg(), "x.jpg").pixels.shape == (120, 160, 3)
