@@ -15,6 +15,7 @@ from companion.game.deck import load_deck
 from .assemble import Snake, TableCard, assemble
 from .cloth import cloth_cells
 from .extend import card_of, extend_snakes
+from .fans import top_cards_of_fans
 from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
@@ -41,6 +42,8 @@ class Analyzer:
         readings = self._recognise(image, find_cards(image, self.profile, paper=self.paper,
                                                      unlike_table=unlike_table))
         readings = without_cloth(image, readings)
+        # a fan of face-down cards outlined whole: its top card, the one that lies whole
+        readings = top_cards_of_fans(image, readings)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0

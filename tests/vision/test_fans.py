@@ -1,0 +1,76 @@
+"""The top card of a fan of face-down cards (`companion.vision.fans`)."""
+import cv2
+import numpy as np
+import pytest
+
+import companion.vision.analyze as analyze
+from companion.vision.fans import top_cards_of_fans
+from companion.vision.outline import CardOutline, polygon_iou
+from companion.vision.recognise import CardReading
+
+SHORT, LONG = 60.0, 84.0
+
+
+def _card(centre, degrees) -> np.ndarray:
+    a = np.deg2rad(degrees)
+    u, n = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    return np.array([centre - u * LONG / 2 - n * SHORT / 2, centre + u * LONG / 2 - n * SHORT / 2,
+                     centre + u * LONG / 2 + n * SHORT / 2, centre - u * LONG / 2 + n * SHORT / 2])
+
+
+def _reading(corners, kind="middle") -> CardReading:
+    return CardReading(CardOutline(np.asarray(corners, float)), kind, [] if kind == "back" else ["red", "blue"],
+                       [], 0.9)
+
+
+@pytest.fixture
+def fan_picture():
+    """Six backs turned about a point near their ends, the last on top; two face cards beside."""
+    image = np.full((400, 500, 3), (120, 125, 130), np.uint8)
+    image += np.random.default_rng(3).integers(0, 6, image.shape, dtype=np.uint8)
+    pivot = np.array([250.0, 250.0])
+    cards = []
+    for k in range(6):
+        turn = -70.0 + 12.0 * k
+        a = np.deg2rad(turn)
+        cards.append(_card(pivot - np.array([np.cos(a), np.sin(a)]) * LONG * 0.35, turn))
+    for corners in cards:   # a dark back whose paper shows as a pale rim along its edge
+        c = np.round(corners).astype(np.int32)
+        cv2.fillConvexPoly(image, c, (40, 90, 30))
+        cv2.polylines(image, [c], True, (170, 200, 190), 2)
+    faces = [_card(np.array([80.0, 80.0]), 0.0), _card(np.array([420.0, 320.0]), 90.0)]
+    for corners in faces:
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (215, 230, 235))
+    whole = cv2.boxPoints(cv2.minAreaRect(np.concatenate(cards).astype(np.float32)))
+    return image, cards[-1], whole, [_reading(f) for f in faces]
+
+
+def test_a_fan_outlined_whole_is_given_its_top_cards_outline(fan_picture):
+    image, top, whole, faces = fan_picture
+    assert polygon_iou(whole, top) < 0.5                  # the finder's fit is nobody's outline
+    got = top_cards_of_fans(image, faces + [_reading(whole, "back")])
+    assert polygon_iou(got[-1].outline.corners, top) > 0.8
+    assert got[-1].kind == "back" and got[:-1] == faces   # the face cards are left as they were
+
+
+def test_a_back_outlined_right_or_with_no_face_card_to_size_it_is_left_alone(fan_picture):
+    image, top, whole, faces = fan_picture
+    right = _reading(top, "back")
+    assert top_cards_of_fans(image, faces + [right])[-1] is right
+    alone = _reading(whole, "back")
+    assert top_cards_of_fans(image, [alone])[0] is alone
+
+
+def test_on_a_rendered_table_the_fans_top_card_is_found(monkeypatch):
+    from companion.bench.metrics import match_cards
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.seeds import scene_seed
+    scene = render_scene(scene_seed("tune", 7, 0), tier="medium", style=HELD_OUT_STYLE)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    top = [c for c in scene.truth["cards"] if c["kind"] == "back" and scene.meta["visibility"][str(c["id"])] >= 0.5]
+    assert len(top) == 1
+    analyzer = analyze.Analyzer()
+    assert top[0]["id"] in match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"])
+    monkeypatch.setattr(analyze, "top_cards_of_fans", lambda image, readings: readings)
+    assert top[0]["id"] not in match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"])
