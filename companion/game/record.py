@@ -14,6 +14,9 @@ from .chains import Chain
 from .deck import Deck, DeckError
 
 
+PLAYER_COUNTS = range(2, 6)   # Hisss is for two to five players
+
+
 class RecordError(ValueError):
     """A game record that cannot be read; the message names where and what."""
 
@@ -38,7 +41,7 @@ def check_players(players: Any) -> tuple[str, ...]:
 def parse_players(text: str) -> tuple[str, ...]:
     """Player names in turn order from a comma-separated option (`--players Ann,Ben,Cy`)."""
     names = [name.strip() for name in text.split(",")]
-    if not 2 <= len(names) <= 5 or not all(names):
+    if len(names) not in PLAYER_COUNTS or not all(names):
         raise RecordError("--players takes two to five comma-separated names (Hisss is for 2-5 players), "
                           "e.g. Ann,Ben,Cy")
     return check_players(names)
@@ -71,6 +74,8 @@ def parse_record(data: Any, deck: Deck) -> GameRecord:
         if field not in data:
             raise RecordError(f"missing field '{field}'")
     players = check_players(data["players"])
+    if len(players) not in PLAYER_COUNTS:
+        raise RecordError(f"'players' names {len(players)} player(s); Hisss is for 2-5 players")
     frames = data["frames"]
     if not isinstance(frames, list) or not frames:
         raise RecordError("'frames' must be a non-empty list")

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from companion.game.record import PLAYER_COUNTS
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id          TEXT PRIMARY KEY,
@@ -130,7 +132,7 @@ class Store:
 
     def create_game(self, players: list[str], source: str = "") -> Game:
         players = [str(p) for p in players]
-        if not 2 <= len(players) <= 5:
+        if len(players) not in PLAYER_COUNTS:
             raise StoreError("a game of Hisss has 2 to 5 players")
         if len(set(players)) != len(players) or not all(p.strip() for p in players):
             raise StoreError("player names must be different and not empty")

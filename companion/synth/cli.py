@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from companion.game.record import parse_players
+from companion.game.record import PLAYER_COUNTS, parse_players
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,7 +60,7 @@ def _size(text: str | None):
 def _players(text: str):
     if text.isdigit():
         n = int(text)
-        if not 2 <= n <= 5:
+        if n not in PLAYER_COUNTS:
             raise ValueError(f"players must be 2-5, got {n}")
         return n
     return list(parse_players(text))   # (two to five names, checked there)

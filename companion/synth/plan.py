@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from companion.game.cards import Card
+from companion.game.record import PLAYER_COUNTS
 
 from .director import Director, snapshot
 from .film import TableFilm
@@ -76,7 +77,7 @@ def plan_game(players: int | list[str], seed: int, tier: str = "medium", style: 
     if not 1 <= int(fps) <= 60:
         raise ValueError(f"fps must be 1-60, got {fps}")
     names = [PLAYER_NAMES[i] for i in range(players)] if isinstance(players, int) else list(players)
-    if not 2 <= len(names) <= 5:
+    if len(names) not in PLAYER_COUNTS:
         raise ValueError(f"a game has 2-5 players, got {len(names)}")
     size = tuple(size or (1280, 720))
     sim = simulate_game(names, int(seed), illegal_rate=float(illegal_rate))

@@ -54,9 +54,9 @@ def test_an_illegal_move_is_a_verdict_not_an_error(tmp_path, capsys):
 @pytest.mark.parametrize("text, expected", [
     ("{not json", "not valid JSON"),
     ("[" * 100_000, "nested too deeply"),
-    ('{"players": ["A"], "frames": [{"table": [["H-pink"]]}]}', "frame 0"),
-    ('{"players": ["A"], "frames": [{"table": []}, {"table": [["Q"]]}]}', "frame 1"),
-    ('{"players": ["A"], "frames": [{"table": []}, {"tabel": []}]}', "frame 1: missing field 'table'"),
+    ('{"players": ["A", "B"], "frames": [{"table": [["H-pink"]]}]}', "frame 0"),
+    ('{"players": ["A", "B"], "frames": [{"table": []}, {"table": [["Q"]]}]}', "frame 1"),
+    ('{"players": ["A", "B"], "frames": [{"table": []}, {"tabel": []}]}', "frame 1: missing field 'table'"),
     ('{"frames": []}', "missing field 'players'"),
 ])
 def test_bad_records_give_one_error_line_and_exit_2(tmp_path, capsys, text, expected):
@@ -74,7 +74,7 @@ def test_missing_file(tmp_path, capsys):
 
 def test_python_dash_m_runs_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"players": ["A"], "frames": [{"table": [["X-1"]]}]}')
+    bad.write_text('{"players": ["A", "B"], "frames": [{"table": [["X-1"]]}]}')
     proc = subprocess.run([sys.executable, "-m", "companion", "judge", str(bad)],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

@@ -142,14 +142,16 @@ def test_referee_is_incremental_and_moves_serialise_to_the_contract():
 
 @pytest.mark.parametrize("record, message", [
     ({"frames": []}, "missing field 'players'"),
-    ({"players": ["A"]}, "missing field 'frames'"),
+    ({"players": ["A", "B"]}, "missing field 'frames'"),
     ({"players": [], "frames": [{"table": []}]}, "players"),
     ({"players": ["A", "A"], "frames": [{"table": []}]}, "different"),
-    ({"players": ["A"], "frames": [{"table": []}, {}]}, "frame 1: missing field 'table'"),
-    ({"players": ["A"], "frames": [{"table": [["X-red"]]}]}, "frame 0: chain 0, card 0: not a card code"),
-    ({"players": ["A"], "frames": [{"table": []}, {"table": [["M-red-red"]]}]}, "frame 1"),
-    ({"players": ["A"], "frames": [{"table": "H-red"}]}, "frame 0"),
-    ({"players": ["A"], "frames": [{"table": []}], "finished": "yes"}, "finished"),
+    ({"players": ["Solo"], "frames": [{"table": []}]}, "1 player.*2-5 players"),
+    ({"players": ["A", "B", "C", "D", "E", "F"], "frames": [{"table": []}]}, "6 player.*2-5 players"),
+    ({"players": ["A", "B"], "frames": [{"table": []}, {}]}, "frame 1: missing field 'table'"),
+    ({"players": ["A", "B"], "frames": [{"table": [["X-red"]]}]}, "frame 0: chain 0, card 0: not a card code"),
+    ({"players": ["A", "B"], "frames": [{"table": []}, {"table": [["M-red-red"]]}]}, "frame 1"),
+    ({"players": ["A", "B"], "frames": [{"table": "H-red"}]}, "frame 0"),
+    ({"players": ["A", "B"], "frames": [{"table": []}], "finished": "yes"}, "finished"),
     ([], "JSON object"),
 ])
 def test_malformed_records_raise_value_errors_naming_the_frame(record, message):
