@@ -42,8 +42,11 @@ def test_demo_serves_the_sample_game_on_localhost(tmp_path):
 def test_demo_without_a_data_folder_leaves_nothing_behind(tmp_path, stop_with):
     port = free_port()
     env = {**os.environ, "TMPDIR": str(tmp_path)}
+    # Ctrl+C as a terminal delivers it: a suite started in the background (nohup, CI) hands its
+    # children SIGINT ignored, and the demo would rightly not stop
     server = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", str(port), "--pace", "0.1"],
-                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         wait_for(lambda: json.loads(urllib.request.urlopen(
             f"http://127.0.0.1:{port}/api/state", timeout=5).read())["moves"] >= 1)
