@@ -145,10 +145,12 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
                             on_move=print_move, on_correction=print_correction,
                             on_events=lambda e: keep_state(),
                             on_status=on_status, max_offline=args.max_offline)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit) as stop:   # Ctrl+C, or SIGTERM (`companion.cli.main`)
         keep_state()
         print(f"stopped at frame {tracker.last_frame}; continue with --resume "
               f"(state in {state_path})", file=sys.stderr)
+        if isinstance(stop, SystemExit):
+            raise
         ended = False
         if not args.json:
             return 130

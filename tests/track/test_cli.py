@@ -54,18 +54,24 @@ def test_follow_prints_each_move_as_a_json_line_with_evidence(game_dir, tmp_path
     assert len(list((tmp_path / "ev").glob("move-*-after-*.jpg"))) == len(lines)
 
 
-def test_stopped_game_resumes_with_nothing_lost(game_dir, tmp_path):
+@pytest.mark.parametrize("stop", [KeyboardInterrupt(), SystemExit(143)], ids=["ctrl-c", "sigterm"])
+def test_stopped_game_resumes_with_nothing_lost(game_dir, tmp_path, stop):
     state = str(tmp_path / "state.json")
     straight = json.loads(track([str(game_dir), "--json", "--state", state])[1])
 
     class StopsOnce(StampedAnalyzer):
         def __call__(self, image):
-            if self.calls == 7:           # Ctrl-C in the middle of reading the third table
+            if self.calls == 7:           # stopped in the middle of reading the third table
                 self.calls += 1
-                raise KeyboardInterrupt
+                raise stop               # (SIGTERM arrives as SystemExit, see companion.cli.main)
             return super().__call__(image)
-    code, _ = track([str(game_dir), "--state", state], StopsOnce(GAME))
-    assert code == 130
+    if isinstance(stop, SystemExit):
+        with pytest.raises(SystemExit) as exited:
+            track([str(game_dir), "--state", state], StopsOnce(GAME))
+        assert exited.value.code == 143
+    else:
+        code, _ = track([str(game_dir), "--state", state], StopsOnce(GAME))
+        assert code == 130
     saved = json.loads(open(state).read())
     assert 0 < len(saved["moves"]) < len(straight["moves"])
     code, out = track([str(game_dir), "--json", "--state", state, "--resume"])
