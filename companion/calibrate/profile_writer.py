@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.game.deck import Deck
-from companion.vision.profile import PROFILE_FORMAT
+from companion.game.deck import PROFILE_FORMAT, Deck
 
 
 def profile_dict(*, colour_models: dict, reflectance_models: dict, colour_lab: dict, card_aspect: float,

@@ -14,7 +14,7 @@ from .advisor import Advice, Outlook, advise, outlook
 from .cards import CardCodeError
 from .chains import Chain
 from .counting import remaining_cards
-from .deck import Deck, DeckError, load_deck
+from .deck import PROFILE_FORMAT, Deck, DeckError, load_deck
 from .hints import LANGUAGES, badge, cards_left
 from .judge_cli import read_source
 from .record import check_players, parse_record, read_table
@@ -44,6 +44,10 @@ def deck_for(deck_file: str | None, profile_file: str | None) -> Deck:
         return Deck.from_dict(data["deck"])
     if "cards" in data:
         return Deck.from_dict(data)
+    # any other JSON file (a game record) would otherwise pass as "the default deck"
+    if data.get("format") != PROFILE_FORMAT:
+        raise StateError(f"{profile_file}: not a calibration profile (no \"format\": \"{PROFILE_FORMAT}\") "
+                         f"nor a deck file; give --deck for a deck")
     deck = load_deck()
     colours = data.get("colours")
     if colours is not None and list(colours) != list(deck.colours):

@@ -11,6 +11,8 @@ from .cards import Card, CardCodeError, Kind
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DECK_PATH = PROJECT_ROOT / "calibration" / "deck.json"
+# The marker of a calibration profile (`companion calibrate`), which records the deck it saw.
+PROFILE_FORMAT = "hisss-calibration/1"
 
 
 MOST_COPIES = 50     # of one card: a deck of 50 cards holds no more

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from companion.game.deck import PROFILE_FORMAT
+
 DEFAULT_COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
-PROFILE_FORMAT = "hisss-calibration/1"
 
 
 class ProfileError(ValueError):

@@ -91,6 +91,14 @@ def test_a_profile_with_a_deck_composition(capsys, tmp_path):
     assert json.loads(out)["draw_pile"]["cards_left"] == 3
 
 
+def test_a_json_file_that_is_no_profile_nor_deck_is_refused(capsys, tmp_path):
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps({"players": ["Ann", "Ben"], "frames": [{"table": [["H-red"]]}]}))
+    status, out, err = run(capsys, tmp_path, {"table": [["H-red"]]}, "--profile", str(record))
+    assert status == 2 and out == ""
+    assert "game.json: not a calibration profile" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("state, argv, message", [
     ("{not json", (), "is not valid JSON"),
     ("[" * 100_000, (), "nested too deeply"),
