@@ -26,7 +26,7 @@ from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
 from .sizes import CardSizes
-from .split import SPLIT_BUDGET, SeamGradient, card_on_side, peel_strip, split_blob, split_evenly
+from .split import SPLIT_BUDGET, SeamGradient, card_on_side, cut_row, peel_strip, split_blob, split_evenly
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
@@ -254,8 +254,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         cards_in = {id(b): b.area / _card_area(sizes, b.contour) for b in blobs}
         blobs = [b for b in blobs if cards_in[id(b)] >= ONE_CARD]
         blobs.sort(key=lambda b: (b.contrast_in is unlike_p, -min(cards_in[id(b)], 12.0)))
-        # seams between touching cards of that size are looked for in the lightness
-        gradient = SeamGradient(lab[..., 0])
+    # seams between touching cards are looked for in the lightness
+    gradient = SeamGradient(lab[..., 0])
     pieces = []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
@@ -288,6 +288,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
             peeled = peel_strip(c, gradient, sizes)
             if len(peeled) > len(got):
                 got = peeled
+        row = cut_row(c, gradient, aspect_lo, aspect_hi)
+        if len(row) > len(got):
+            got = row
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
         elif contrast_in is unlike_p:

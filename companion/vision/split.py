@@ -2,7 +2,8 @@
 
 The cut runs between notches of the outline (two rounded corners meeting, the
 wedge of an angled joint); a straight strip without notches is cut into equal
-card lengths; a strip of known card size is peeled card by card along its
+card lengths, or at the seams that repeat along it under the view's
+perspective; a strip of known card size is peeled card by card along its
 seams.  Overlapping cards (a fan) are not cut: their top card is grown from
 a side of the region (`card_on_side`).
 """
@@ -12,14 +13,21 @@ import functools
 
 import cv2
 import numpy as np
+from scipy import ndimage
 
-from .quads import fit_quad, quad_shape_score
+from .quads import fit_quad, quad_shape_score, squared
 from .sizes import CardSizes
 
 SPLIT_BUDGET = 400         # cuts tried per frame when separating touching cards (a 4K table of many
                            # rows, each seen in a dozen maps, used up 160 before its last rows)
 ROW_WIDEST = 1.35          # card widths: a row at its widest (neighbours lie offset across it)
 PEEL_FILL = 0.35           # the least share of a peeled card its region fills (faint paper maps are speckled)
+ROW_FILL = 0.7             # the least share of its least rectangle a straight row fills (speckled maps too)
+ROW_SEAM = 1.5             # times the strength most of a row shows (its 90th percentile): how much more its
+ROW_QUANTILE = 0.25        # seams show than its cards' middles, all but the quarter weakest of each
+                           # (a seam may hide under a glare, a middle show the art's outline)
+ROW_REACH = 0.1            # of a card's length: how far a seam is looked for from its place
+FORESHORTENED = 0.7        # the least a side looks of its length, the camera 45 degrees from straight down
 
 
 def split_blob(contour: np.ndarray, short: float, long_: float, aspect_lo, aspect_hi,
@@ -157,6 +165,61 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
     return out
 
 
+def cut_row(contour: np.ndarray, gradient, aspect_lo: float, aspect_hi: float,
+            max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
+    """A straight row of touching cards cut at its seams, whatever size its cards are.
+
+    Cards put away in a row lie edge to edge with no notch between them, and
+    with no card found alone nothing says how long one is; but their seams
+    repeat along the row.  On the table the row is a rectangle of equal cards;
+    in the picture its outline is a quadrilateral, and the perspective that
+    maps the one onto the other also says where every seam of a row of n cards
+    falls (nearer cards longer, seams leaning as the view shears the row).  The
+    row has the n whose seams (each looked for a little either side of its
+    place: cards lie a little askew) stand out the most over the middles of
+    its cards: half as many cards leave seams in their middles, twice as many
+    put half their seams in the middles of cards.
+    """
+    area = cv2.contourArea(contour)
+    rect = cv2.minAreaRect(contour)
+    (_, _), (w, h), _ = rect
+    width, length = min(w, h), max(w, h)
+    if length < 1.8 * width or area < ROW_FILL * w * h:
+        return []
+    quad = squared(contour, cv2.boxPoints(rect).astype(np.float64))
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    if sides[0] + sides[2] < sides[1] + sides[3]:
+        quad = np.roll(quad, -1, axis=0)        # quad[0] -> quad[1] runs along the row
+    # the unit square (x along the row, y across it) onto the row's outline
+    to_row = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(quad))
+    steps = max(16, int(length))
+    xs = (np.arange(steps) + 0.5) / steps
+    ys = np.linspace(0.1, 0.9, 9)
+    grid = np.stack(np.broadcast_arrays(xs[:, None], ys[None, :]), axis=-1).reshape(-1, 1, 2)
+    at = cv2.perspectiveTransform(grid.astype(np.float64), to_row).reshape(steps, 9, 2)
+    strength = seam_strength_at(gradient, at)
+    lo, hi = FORESHORTENED / aspect_hi, aspect_hi / FORESHORTENED
+    best, best_score = None, ROW_SEAM * float(np.percentile(strength, 90)) + 1.0
+    for count in range(2, max_cards + 1):
+        if not lo * width <= length / count <= hi * width:
+            continue
+        reach = max(1, int(ROW_REACH * steps / count))
+        near = ndimage.maximum_filter1d(strength, 2 * reach + 1, mode="nearest")
+        seams = (np.arange(1, count) * steps / count).astype(int)
+        middles = ((np.arange(count) + 0.5) * steps / count).astype(int)
+        score = np.quantile(near[seams], ROW_QUANTILE) - np.quantile(near[middles], 1 - ROW_QUANTILE)
+        if score >= best_score:
+            best, best_score = (seams, reach), score
+    if best is None:
+        return []
+    seams, reach = best
+    cuts = [0.0] + [(t - reach + int(np.argmax(strength[t - reach:t + reach + 1])) + 0.5) / steps
+                    if reach <= t < steps - reach else (t + 0.5) / steps for t in seams] + [1.0]
+    corners = np.array([[[a, 0], [b, 0], [b, 1], [a, 1]] for a, b in zip(cuts, cuts[1:])], np.float64)
+    cards = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), to_row).reshape(-1, 4, 2)
+    return [(card, 0.5) for card in cards]
+
+
 def peel_strip(contour: np.ndarray, gradient, sizes: CardSizes, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
     """A snake of touching cards (straight or bending at its joints) cut into cards.
 
@@ -239,8 +302,29 @@ def _seam(gradient, start: np.ndarray, u: np.ndarray, n: np.ndarray, short: floa
     gx, gy = gradient
     along = np.abs(cv2.remap(gx, mx, my, cv2.INTER_LINEAR) * u[0] + cv2.remap(gy, mx, my, cv2.INTER_LINEAR) * u[1])
     # a seam crosses the whole strip: the weakest of the three strip thirds counts
-    thirds = np.stack([along[:, :3].mean(axis=1), along[:, 3:6].mean(axis=1), along[:, 6:].mean(axis=1)])
-    return float(ts[int(np.argmax(thirds.min(axis=0)))])
+    return float(ts[int(np.argmax(_thirds(along).min(axis=0)))])
+
+
+def seam_strength_at(gradient, at: np.ndarray) -> np.ndarray:
+    """How strongly a straight seam runs along each row of sample points `at` (lines x 9 x 2)
+    across a strip: the gradient square to the line, less what runs along it (the slanted
+    outline of a card's art), the weakest of the strip's thirds."""
+    along = at[:, -1] - at[:, 0]
+    along /= np.maximum(np.linalg.norm(along, axis=1, keepdims=True), 1e-9)
+    square = np.stack([along[:, 1], -along[:, 0]], axis=1)
+    mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
+    if isinstance(gradient, SeamGradient):
+        gradient = gradient.around(mx, my)
+    gx, gy = gradient
+    gxs, gys = cv2.remap(gx, mx, my, cv2.INTER_LINEAR), cv2.remap(gy, mx, my, cv2.INTER_LINEAR)
+    across = np.abs(gxs * square[:, :1] + gys * square[:, 1:])
+    across = np.maximum(0.0, across - np.abs(gxs * along[:, :1] + gys * along[:, 1:]))
+    return _thirds(across).min(axis=0)
+
+
+def _thirds(samples: np.ndarray) -> np.ndarray:
+    """The means of the three thirds of the samples across a strip (9 of them)."""
+    return np.stack([samples[:, :3].mean(axis=1), samples[:, 3:6].mean(axis=1), samples[:, 6:].mean(axis=1)])
 
 
 class SeamGradient:
