@@ -37,3 +37,10 @@ def test_the_gate_copy_of_a_720p_jpeg_takes_one_decode(monkeypatch):
     small = EncodedFrame(_jpeg(720, 1280)).small(180)
     # a quarter is the strongest reduction keeping about 180 rows; an eighth (90) is too few
     assert small.shape[:2] == (180, 320) and calls == [cv2.IMREAD_REDUCED_COLOR_4]
+
+
+
+def test_a_jpeg_cut_short_is_no_frame():
+    data = _jpeg(120, 160)
+    frame = EncodedFrame(data[:int(len(data) * 0.6)])   # a stream part that lost its end
+    assert frame.small(30) is None and frame.image is None

@@ -47,6 +47,16 @@ def test_folder_is_read_in_name_order_and_a_broken_file_is_one_unreadable_frame(
     assert summary(moves) == summary(expected(TABLES)["moves"])
 
 
+def test_a_frame_file_cut_short_is_one_unreadable_frame_not_a_move(tmp_path, frames):
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"f{i:04d}.jpg"), f, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    cut = tmp_path / f"f{len(frames) // 2:04d}.jpg"       # written while the camera was cut off
+    cut.write_bytes(cut.read_bytes()[:cut.stat().st_size // 2])
+    tracker, moves = track(watch(open_source(str(tmp_path))))
+    assert tracker.stats["unreadable"] == 1
+    assert summary(moves) == summary(expected(TABLES)["moves"])
+
+
 def test_folder_source_starts_where_asked(tmp_path, frames):
     for i, f in enumerate(frames[:6]):
         cv2.imwrite(str(tmp_path / f"{i}.png"), f)
