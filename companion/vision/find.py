@@ -288,7 +288,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
             peeled = peel_strip(c, gradient, sizes)
             if len(peeled) > len(got):
                 got = peeled
-        row = cut_row(c, gradient, aspect_lo, aspect_hi)
+        row = cut_row(c, gradient, aspect_hi)
         if len(row) > len(got):
             got = row
         if contrast_in is edges:

@@ -24,8 +24,10 @@ ROW_WIDEST = 1.35          # card widths: a row at its widest (neighbours lie of
 PEEL_FILL = 0.35           # the least share of a peeled card its region fills (faint paper maps are speckled)
 ROW_FILL = 0.7             # the least share of its least rectangle a straight row fills (speckled maps too)
 ROW_SEAM = 1.5             # times the strength most of a row shows (its 90th percentile): how much more its
-ROW_QUANTILE = 0.25        # seams show than its cards' middles, all but the quarter weakest of each
-                           # (a seam may hide under a glare, a middle show the art's outline)
+ROW_QUANTILE = 0.25        # seams show than its cards' middles, the weakest seams but a quarter against the
+                           # strongest middles but a quarter (a seam may hide under a glare, a middle show
+                           # the art's outline)
+ROW_LONGEST = 1.8          # widths: a row shorter than this is not two cards end to end
 ROW_REACH = 0.1            # of a card's length: how far a seam is looked for from its place
 FORESHORTENED = 0.7        # the least a side looks of its length, the camera 45 degrees from straight down
 
@@ -165,8 +167,7 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
     return out
 
 
-def cut_row(contour: np.ndarray, gradient, aspect_lo: float, aspect_hi: float,
-            max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
+def cut_row(contour: np.ndarray, gradient, aspect_hi: float, max_cards: int = 16) -> list[tuple[np.ndarray, float]]:
     """A straight row of touching cards cut at its seams, whatever size its cards are.
 
     Cards put away in a row lie edge to edge with no notch between them, and
@@ -184,7 +185,7 @@ def cut_row(contour: np.ndarray, gradient, aspect_lo: float, aspect_hi: float,
     rect = cv2.minAreaRect(contour)
     (_, _), (w, h), _ = rect
     width, length = min(w, h), max(w, h)
-    if length < 1.8 * width or area < ROW_FILL * w * h:
+    if length < ROW_LONGEST * width or area < ROW_FILL * w * h:
         return []
     quad = squared(contour, cv2.boxPoints(rect).astype(np.float64))
     sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
@@ -199,6 +200,7 @@ def cut_row(contour: np.ndarray, gradient, aspect_lo: float, aspect_hi: float,
     at = cv2.perspectiveTransform(grid.astype(np.float64), to_row).reshape(steps, 9, 2)
     strength = seam_strength_at(gradient, at)
     lo, hi = FORESHORTENED / aspect_hi, aspect_hi / FORESHORTENED
+    # (plus one: on plain paper and a plain table most of the row shows no gradient at all)
     best, best_score = None, ROW_SEAM * float(np.percentile(strength, 90)) + 1.0
     for count in range(2, max_cards + 1):
         if not lo * width <= length / count <= hi * width:
@@ -309,16 +311,16 @@ def seam_strength_at(gradient, at: np.ndarray) -> np.ndarray:
     """How strongly a straight seam runs along each row of sample points `at` (lines x 9 x 2)
     across a strip: the gradient square to the line, less what runs along it (the slanted
     outline of a card's art), the weakest of the strip's thirds."""
-    along = at[:, -1] - at[:, 0]
-    along /= np.maximum(np.linalg.norm(along, axis=1, keepdims=True), 1e-9)
-    square = np.stack([along[:, 1], -along[:, 0]], axis=1)
+    line = at[:, -1] - at[:, 0]
+    line /= np.maximum(np.linalg.norm(line, axis=1, keepdims=True), 1e-9)
+    square = np.stack([line[:, 1], -line[:, 0]], axis=1)
     mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
     if isinstance(gradient, SeamGradient):
         gradient = gradient.around(mx, my)
     gx, gy = gradient
     gxs, gys = cv2.remap(gx, mx, my, cv2.INTER_LINEAR), cv2.remap(gy, mx, my, cv2.INTER_LINEAR)
     across = np.abs(gxs * square[:, :1] + gys * square[:, 1:])
-    across = np.maximum(0.0, across - np.abs(gxs * along[:, :1] + gys * along[:, 1:]))
+    across = np.maximum(0.0, across - np.abs(gxs * line[:, :1] + gys * line[:, 1:]))
     return _thirds(across).min(axis=0)
 
 
