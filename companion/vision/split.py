@@ -291,18 +291,11 @@ def peel_strip(contour: np.ndarray, gradient, sizes: CardSizes, max_cards: int =
 
 def _seam(gradient, start: np.ndarray, u: np.ndarray, n: np.ndarray, short: float, long_: float) -> float:
     """How far along `u` from `start` the strongest straight seam across the strip lies (about a card on).
-
-    `gradient`: the lightness gradient (gx, gy) of the whole picture, or a
-    `SeamGradient` that makes it only where the seam is looked for.
-    """
+    `gradient`: as `_gradient_at` takes it."""
     ts = np.arange(0.75 * long_, 1.25 * long_, 1.0)
     ss = np.linspace(-0.4 * short, 0.4 * short, 9)
-    at = start[None, None, :] + ts[:, None, None] * u + ss[None, :, None] * n
-    mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
-    if isinstance(gradient, SeamGradient):
-        gradient = gradient.around(mx, my)
-    gx, gy = gradient
-    along = np.abs(cv2.remap(gx, mx, my, cv2.INTER_LINEAR) * u[0] + cv2.remap(gy, mx, my, cv2.INTER_LINEAR) * u[1])
+    gx, gy = _gradient_at(gradient, start[None, None, :] + ts[:, None, None] * u + ss[None, :, None] * n)
+    along = np.abs(gx * u[0] + gy * u[1])
     # a seam crosses the whole strip: the weakest of the three strip thirds counts
     return float(ts[int(np.argmax(_thirds(along).min(axis=0)))])
 
@@ -314,14 +307,23 @@ def seam_strength_at(gradient, at: np.ndarray) -> np.ndarray:
     line = at[:, -1] - at[:, 0]
     line /= np.maximum(np.linalg.norm(line, axis=1, keepdims=True), 1e-9)
     square = np.stack([line[:, 1], -line[:, 0]], axis=1)
+    gx, gy = _gradient_at(gradient, at)
+    across = np.abs(gx * square[:, :1] + gy * square[:, 1:])
+    across = np.maximum(0.0, across - np.abs(gx * line[:, :1] + gy * line[:, 1:]))
+    return _thirds(across).min(axis=0)
+
+
+def _gradient_at(gradient, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lightness gradient (gx, gy) sampled at the points `at` (..., 2).
+
+    `gradient`: the gradient of the whole picture, or a `SeamGradient` that
+    makes it only where it is sampled.
+    """
     mx, my = at[..., 0].astype(np.float32), at[..., 1].astype(np.float32)
     if isinstance(gradient, SeamGradient):
         gradient = gradient.around(mx, my)
     gx, gy = gradient
-    gxs, gys = cv2.remap(gx, mx, my, cv2.INTER_LINEAR), cv2.remap(gy, mx, my, cv2.INTER_LINEAR)
-    across = np.abs(gxs * square[:, :1] + gys * square[:, 1:])
-    across = np.maximum(0.0, across - np.abs(gxs * line[:, :1] + gys * line[:, 1:]))
-    return _thirds(across).min(axis=0)
+    return cv2.remap(gx, mx, my, cv2.INTER_LINEAR), cv2.remap(gy, mx, my, cv2.INTER_LINEAR)
 
 
 def _thirds(samples: np.ndarray) -> np.ndarray:
