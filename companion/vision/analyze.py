@@ -39,11 +39,13 @@ class Analyzer:
     def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
-        readings = self._recognise(image, find_cards(image, self.profile, paper=self.paper,
-                                                     unlike_table=unlike_table))
+        outlines = find_cards(image, self.profile, paper=self.paper, unlike_table=unlike_table)
+        readings = self._recognise(image, outlines)
+        read = {id(r.outline) for r in readings}
         readings = without_cloth(image, readings)
         # a fan of face-down cards outlined whole: its top card, the one that lies whole
-        readings = top_cards_of_fans(image, readings)
+        readings = top_cards_of_fans(image, readings, [o for o in outlines if id(o) not in read],
+                                     self._recognise)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
