@@ -16,11 +16,11 @@ from .assemble import Snake, TableCard, assemble
 from .cloth import cloth_cells
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
-from .refit import refit_doubted_faces
 from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import MODELS_DIR, CardReading, Recogniser
+from .refit import refit_doubted_faces
 
 class Analyzer:
     def __init__(self, profile: Profile | str | Path | None = None,

@@ -3,8 +3,9 @@
 Players spread the draw pile into a fan.  Its cards are alike and overlap, so
 the finder sees one region, and the quad it fits to that region is larger
 than a card and lies across several of them; read, it is a back (or, as
-often, no card at all), but its outline is nobody's.  Only the card on top lies whole: its sides are edges,
-against the table or where the borders of the cards beneath stop at it,
+often, no card at all), but its outline is nobody's.  Only the card on top
+lies whole: its sides are edges, against the table or where the borders of
+the cards beneath stop at it,
 while a card-sized rectangle anywhere else in the fan has a side or two
 across some card's plain face.  So the rectangle of the size the face cards
 around show whose sides lie most on edges of their own direction is the top
