@@ -59,12 +59,12 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: li
     out = list(readings)
     for i in fans:
         r = readings[i]
-        top = _top_card(gray, r.outline, *card_size_near(r.outline.centre, faces))
+        top = _top_card(gray, r.outline, *_card_size_near(r.outline.centre, faces))
         if top is not None:
             out[i] = replace(r, outline=top)
     tops = []
     for outline in unread if recognise else ():
-        short, long_ = card_size_near(outline.centre, faces)
+        short, long_ = _card_size_near(outline.centre, faces)
         if outline.area >= FAN_AREA * short * long_:
             top = _top_card(gray, outline, short, long_)
             if top is not None and not any(polygon_iou(top.corners, r.outline.corners) > APART for r in out):
@@ -72,7 +72,7 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: li
     return out + [r for r in (recognise(image, tops) if tops else []) if r.kind == "back"]
 
 
-def card_size_near(point: np.ndarray, faces: list[CardReading]) -> tuple[float, float]:
+def _card_size_near(point: np.ndarray, faces: list[CardReading]) -> tuple[float, float]:
     """(short, long) of the face cards nearest the point.  (Not the plane `CardSizes` fits to
     them all: on development scenes the nearest few sized fans better, three exact medium
     tables in sixty, a slant changing a card's apparent proportions with its place and turn.)"""
@@ -82,28 +82,7 @@ def card_size_near(point: np.ndarray, faces: list[CardReading]) -> tuple[float, 
 
 
 def _top_card(gray: np.ndarray, region: CardOutline, short: float, long_: float) -> CardOutline | None:
-    """The fan's top card in or about `region` (`card_on_edges`), unless the finder's
-    outline lies on edges as well as it: a back outlined well (a card alone) is left as
-    it is, and one outlined by its printed frame is grown to its edge."""
-    found = card_on_edges(gray, region, short, long_)
-    if found is None:
-        return None
-    best, support, edges = found
-    if polygon_iou(best, region.corners) > SAME:
-        return None
-    own = edges.support(region.corners[None]).mean()
-    if own >= support:
-        best = _outermost(edges, region.corners, own)
-        if best is region.corners:
-            return None
-    return refine_corners(gray, CardOutline(order_corners(best), region.score))
-
-
-def card_on_edges(gray: np.ndarray, region: CardOutline, short: float, long_: float,
-                  on_edge: float = ON_EDGE) -> tuple[np.ndarray, float, "_EdgeMaps"] | None:
-    """The card-sized rectangle in or about `region` whose sides lie most on edges, if at
-    least `on_edge` of their length does (`refit` asks less of cards edge to edge): its
-    corners, that share, and the edge maps searched.
+    """The card-sized rectangle in or about `region` whose sides lie most on edges, if they do.
 
     Searched coarse to fine: every place and turn at the size of the cards
     around, then the best few again at finer turns and sizes a little off it
@@ -134,21 +113,26 @@ def card_on_edges(gray: np.ndarray, region: CardOutline, short: float, long_: fl
     finer = (best_few[:, None, :] * (1, 1, 1, 0, 0) + nudges[None, :, :]).reshape(-1, 5)
     support = _support(edges, finer, short, long_)
     k = int(np.argmax(support))
-    if support[k] < on_edge:
+    if support[k] < ON_EDGE:
         return None
-    return _outermost(edges, _rectangles(finer[k:k + 1], short, long_)[0], support[k]), float(support[k]), edges
+    best = _outermost(edges, _rectangles(finer[k:k + 1], short, long_)[0], support[k])
+    if polygon_iou(best, region.corners) > SAME:
+        return None
+    own = edges.support(region.corners[None]).mean()
+    if own >= support[k]:
+        # the finder's outline lies on edges as well as any: a back outlined well (a card
+        # alone) is left as it is, and one outlined by its printed frame is grown to its edge
+        best = _outermost(edges, region.corners, own)
+        if best is region.corners:
+            return None
+    return refine_corners(gray, CardOutline(order_corners(best), region.score))
 
 
 def _outermost(edges: "_EdgeMaps", quad: np.ndarray, support: float) -> np.ndarray:
     """The largest of `quad` and the quadrilaterals `NESTED` about it whose sides keep
     `NESTED_SUPPORT` of its `support` (`quad` itself when none does)."""
     centre = quad.mean(axis=0)
-    short = float(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).min())
-    # (sides moved less than twice the reach would find the same edges again)
-    factors = [f for f in NESTED if (f - 1.0) * short / 2 > 2 * REACH]
-    if not factors:
-        return quad
-    larger = centre + (quad[None] - centre) * np.array(factors)[:, None, None]
+    larger = centre + (quad[None] - centre) * np.array(NESTED)[:, None, None]
     kept = np.flatnonzero(edges.support(larger).mean(axis=1) >= NESTED_SUPPORT * support)
     return larger[kept[-1]] if len(kept) else quad
 
