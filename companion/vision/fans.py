@@ -15,13 +15,14 @@ printed inside the top card's edge) is searched about as well.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
 
 from .find import refine_corners
 from .outline import CardOutline, order_corners, polygon_iou
+from .quads import signed_inside
 from .recognise import CardReading
 
 FAN_AREA = 1.0        # a back outline this many cards large is a fan's (or a misfit of one)
@@ -41,7 +42,7 @@ ON_EDGE = 0.7         # the least share of its sides' length the top card shows 
 APART = 0.2           # overlap with a card read already under which a top card found is another
 
 
-def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline] = (),
+def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: Sequence[CardOutline] = (),
                       recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]] | None = None
                       ) -> list[CardReading]:
     """`readings`, each back given its fan's top card's outline where one stands out around it.
@@ -101,7 +102,7 @@ def _top_card(gray: np.ndarray, region: CardOutline, short: float, long_: float)
     step = max(1.0, short / GRID)
     xs, ys = np.arange(lo[0], hi[0], step), np.arange(lo[1], hi[1], step)
     centres = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
-    centres = centres[_inside(centres, corners)]
+    centres = centres[signed_inside(centres, corners) >= 0]
     if not len(centres):
         return None
     edges = _EdgeMaps(gray, corners, long_)
@@ -135,14 +136,6 @@ def _outermost(edges: "_EdgeMaps", quad: np.ndarray, support: float) -> np.ndarr
     larger = centre + (quad[None] - centre) * np.array(NESTED)[:, None, None]
     kept = np.flatnonzero(edges.support(larger).mean(axis=1) >= NESTED_SUPPORT * support)
     return larger[kept[-1]] if len(kept) else quad
-
-
-def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Which points lie in a convex quadrilateral (corners in order, either way round)."""
-    d = np.roll(quad, -1, axis=0) - quad
-    rel = points[:, None, :] - quad[None, :, :]
-    cross = d[None, :, 0] * rel[..., 1] - d[None, :, 1] * rel[..., 0]
-    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
 
 
 def _grid(centres, turns, short_factors, long_factors) -> np.ndarray:
