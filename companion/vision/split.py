@@ -198,7 +198,7 @@ def cut_row(contour: np.ndarray, gradient, aspect_hi: float, max_cards: int = 16
     ys = np.linspace(0.1, 0.9, 9)
     grid = np.stack(np.broadcast_arrays(xs[:, None], ys[None, :]), axis=-1).reshape(-1, 1, 2)
     at = cv2.perspectiveTransform(grid.astype(np.float64), to_row).reshape(steps, 9, 2)
-    strength = seam_strength_at(gradient, at)
+    strength = _seam_strength_at(gradient, at)
     lo, hi = FORESHORTENED / aspect_hi, aspect_hi / FORESHORTENED
     # (plus one: on plain paper and a plain table most of the row shows no gradient at all)
     best, best_score = None, ROW_SEAM * float(np.percentile(strength, 90)) + 1.0
@@ -300,7 +300,7 @@ def _seam(gradient, start: np.ndarray, u: np.ndarray, n: np.ndarray, short: floa
     return float(ts[int(np.argmax(_thirds(along).min(axis=0)))])
 
 
-def seam_strength_at(gradient, at: np.ndarray) -> np.ndarray:
+def _seam_strength_at(gradient, at: np.ndarray) -> np.ndarray:
     """How strongly a straight seam runs along each row of sample points `at` (lines x 9 x 2)
     across a strip: the gradient square to the line, less what runs along it (the slanted
     outline of a card's art), the weakest of the strip's thirds."""
