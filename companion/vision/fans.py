@@ -60,12 +60,12 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: Se
     out = list(readings)
     for i in fans:
         r = readings[i]
-        top = _top_card(gray, r.outline, *_card_size_near(r.outline.centre, faces))
+        top = _top_card(gray, r.outline, *card_size_near(r.outline.centre, faces))
         if top is not None:
             out[i] = replace(r, outline=top)
     tops = []
     for outline in unread if recognise else ():
-        short, long_ = _card_size_near(outline.centre, faces)
+        short, long_ = card_size_near(outline.centre, faces)
         if outline.area >= FAN_AREA * short * long_:
             top = _top_card(gray, outline, short, long_)
             if top is not None and not any(polygon_iou(top.corners, r.outline.corners) > APART for r in out):
@@ -73,7 +73,7 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: Se
     return out + [r for r in (recognise(image, tops) if tops else []) if r.kind == "back"]
 
 
-def _card_size_near(point: np.ndarray, faces: list[CardReading]) -> tuple[float, float]:
+def card_size_near(point: np.ndarray, faces: list[CardReading]) -> tuple[float, float]:
     """(short, long) of the face cards nearest the point.  (Not the plane `CardSizes` fits to
     them all: on development scenes the nearest few sized fans better, three exact medium
     tables in sixty, a slant changing a card's apparent proportions with its place and turn.)"""
@@ -83,7 +83,28 @@ def _card_size_near(point: np.ndarray, faces: list[CardReading]) -> tuple[float,
 
 
 def _top_card(gray: np.ndarray, region: CardOutline, short: float, long_: float) -> CardOutline | None:
-    """The card-sized rectangle in or about `region` whose sides lie most on edges, if they do.
+    """The fan's top card in or about `region` (`card_on_edges`), unless the finder's
+    outline lies on edges as well as it: a back outlined well (a card alone) is left as
+    it is, and one outlined by its printed frame is grown to its edge."""
+    found = card_on_edges(gray, region, short, long_)
+    if found is None:
+        return None
+    best, support, edges = found
+    if polygon_iou(best, region.corners) > SAME:
+        return None
+    own = edges.support(region.corners[None]).mean()
+    if own >= support:
+        best = _outermost(edges, region.corners, own)
+        if best is region.corners:
+            return None
+    return refine_corners(gray, CardOutline(order_corners(best), region.score))
+
+
+def card_on_edges(gray: np.ndarray, region: CardOutline, short: float, long_: float,
+                  on_edge: float = ON_EDGE) -> tuple[np.ndarray, float, "_EdgeMaps"] | None:
+    """The card-sized rectangle in or about `region` whose sides lie most on edges, if at
+    least `on_edge` of their length does (`refit` asks less of cards edge to edge): its
+    corners, that share, and the edge maps searched.
 
     Searched coarse to fine: every place and turn at the size of the cards
     around, then the best few again at finer turns and sizes a little off it
@@ -114,19 +135,9 @@ def _top_card(gray: np.ndarray, region: CardOutline, short: float, long_: float)
     finer = (best_few[:, None, :] * (1, 1, 1, 0, 0) + nudges[None, :, :]).reshape(-1, 5)
     support = _support(edges, finer, short, long_)
     k = int(np.argmax(support))
-    if support[k] < ON_EDGE:
+    if support[k] < on_edge:
         return None
-    best = _outermost(edges, _rectangles(finer[k:k + 1], short, long_)[0], support[k])
-    if polygon_iou(best, region.corners) > SAME:
-        return None
-    own = edges.support(region.corners[None]).mean()
-    if own >= support[k]:
-        # the finder's outline lies on edges as well as any: a back outlined well (a card
-        # alone) is left as it is, and one outlined by its printed frame is grown to its edge
-        best = _outermost(edges, region.corners, own)
-        if best is region.corners:
-            return None
-    return refine_corners(gray, CardOutline(order_corners(best), region.score))
+    return _outermost(edges, _rectangles(finer[k:k + 1], short, long_)[0], support[k]), float(support[k]), edges
 
 
 def _outermost(edges: "_EdgeMaps", quad: np.ndarray, support: float) -> np.ndarray:

@@ -68,6 +68,14 @@ def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def share_inside(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of polygon `a`'s area that lies inside polygon `b` (both convex)."""
+    a32 = a.astype(np.float32)
+    area = abs(cv2.contourArea(a32))
+    inter, _ = cv2.intersectConvexConvex(a32, b.astype(np.float32))
+    return float(max(inter, 0.0) / area) if area > 0 else 0.0
+
+
 def match_quads(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5) -> dict[int, int]:
     """found index -> truth index, pairing the most overlapping outlines first."""
     pairs = []

@@ -1,0 +1,89 @@
+"""A second look at faces doubted for an outline larger than their card (`companion.vision.refit`)."""
+import cv2
+import numpy as np
+
+import companion.vision.analyze as analyze
+from companion.vision.outline import CardOutline, polygon_iou
+from companion.vision.recognise import CardReading
+from companion.vision.refit import refit_doubted_faces
+
+SHORT, LONG = 60.0, 90.0
+
+
+def _card(x, y):
+    """An upright card whose top-left corner is (x, y)."""
+    return np.array([[x, y], [x + SHORT, y], [x + SHORT, y + LONG], [x, y + LONG]], float)
+
+
+def _reading(corners, kind, named=None):
+    probs = {"middle": 0.1, "unknown": 0.1, "none": 0.0, **{named or kind: 0.8}}
+    return CardReading(CardOutline(np.asarray(corners, float)), kind, [], [], 0.5, probs)
+
+
+def _recogniser(kind, asked):
+    """A stand-in for the analyser's recogniser: every outline read as `kind`, each reading
+    holding the outline it was given (as the recogniser's do)."""
+    def read(image, outlines):
+        asked.extend(outlines)
+        return [CardReading(o, kind, [], [], 0.5, {kind: 0.8}) for o in outlines]
+    return read
+
+
+def _table():
+    """Two cards edge to edge (a faint seam between), two more alone to size them."""
+    image = np.full((300, 400, 3), (70, 110, 60), np.uint8)
+    image += np.random.default_rng(4).integers(0, 6, image.shape, dtype=np.uint8)
+    left, right = _card(100, 100), _card(160, 100)
+    for c in (left, right, _card(300, 20), _card(300, 180)):
+        cv2.fillConvexPoly(image, np.round(c).astype(np.int32), (205, 225, 230))
+    cv2.line(image, (160, 100), (160, 190), (170, 190, 195), 1)
+    faces = [_reading(_card(300, 20), "middle"), _reading(_card(300, 180), "tail")]
+    return image, left, right, faces
+
+
+def test_a_face_doubted_for_taking_in_its_neighbour_is_read_from_its_own_card():
+    image, left, right, faces = _table()
+    both = np.array([left[0], right[1], right[2], left[3]])          # the two cards fitted as one
+    doubted = _reading(both, "unknown", named="middle")
+    asked = []
+    got = refit_doubted_faces(image, faces + [doubted], _recogniser("middle", asked))
+    assert len(asked) == 1
+    assert max(polygon_iou(asked[0].corners, c) for c in (left, right)) > 0.8
+    assert got[:2] == faces and got[-1].kind == "middle"
+    # the rectangle read again is kept only if it reads as a face
+    assert refit_doubted_faces(image, faces + [doubted], _recogniser("unknown", []))[-1] is doubted
+
+
+def test_only_faces_doubted_with_an_outline_larger_than_a_card_are_looked_at_again():
+    image, left, right, faces = _table()
+    asked = []
+    fitting = _reading(left, "unknown", named="middle")       # its own card's size: doubted for itself
+    foreign = _reading(np.array([left[0], right[1], right[2], left[3]]), "unknown")  # named unknown
+    got = refit_doubted_faces(image, faces + [fitting, foreign], _recogniser("middle", asked))
+    assert asked == [] and got[-2] is fitting and got[-1] is foreign
+
+
+def test_a_card_found_reaching_out_of_the_doubted_outline_is_not_taken_for_it():
+    image, left, right, faces = _table()
+    # an outline across the seam, holding two thirds of each card: either card found on
+    # edges lies a third outside it, where the doubted reading overlapped it better
+    across = np.array([left[0] + (SHORT / 3, 0), right[1] - (SHORT / 3, 0),
+                       right[2] - (SHORT / 3, 0), left[3] + (SHORT / 3, 0)])
+    doubted = _reading(across, "unknown", named="middle")
+    asked = []
+    got = refit_doubted_faces(image, faces + [doubted], _recogniser("middle", asked))
+    assert asked == [] and got[-1] is doubted
+
+
+def test_on_a_rendered_table_a_doubted_middle_is_read_again(monkeypatch):
+    from companion.bench.metrics import score_table
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.seeds import scene_seed
+    scene = render_scene(scene_seed("tune", 11, 6), tier="hard", style=HELD_OUT_STYLE)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    covered = frozenset(int(k) for k, v in scene.meta["visibility"].items() if v < 0.5)
+    analyzer = analyze.Analyzer()
+    assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
+    monkeypatch.setattr(analyze, "refit_doubted_faces", lambda image, readings, recognise: readings)
+    assert "kind middle read as unknown" in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
