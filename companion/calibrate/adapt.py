@@ -46,6 +46,7 @@ SCENE_VARIANCE = 9.0      # Lab units^2 added to every colour model: play light 
 PROFILE_WEIGHT = 0.3
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
 MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
+STRONG_CAST = 2.5         # largest / smallest paper gain beyond every trained light (with the paper's tint)
 
 
 class ProfileAdapter:
@@ -105,8 +106,24 @@ class ProfileAdapter:
         return cls(colours, means, covs, deck, bias, shape, reflectance, gains, shift)
 
     # -- the frame as the trained models should see it
+    @property
+    def strong_cast(self) -> bool:
+        """Whether the calibration photo's lamp cast its paper beyond every light the models were
+        trained under (the warmest: 2700 K with a fifth of it corrected, red 2.4 times blue)."""
+        return self.gains_bgr is not None and float(self.gains_bgr.max() / self.gains_bgr.min()) > STRONG_CAST
+
     def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:
+        if self.strong_cast:
+            # the channel such a lamp starves is multiplied, and its noise with it, which the
+            # finder's maps and the recogniser's edges read as texture
+            image = cv2.GaussianBlur(image, (3, 3), 0)
         return white_balanced(image, outlines, self.gains_bgr)
+
+    def finder_view(self, image: np.ndarray) -> np.ndarray:
+        """The frame as the finder should see it, before any card is found: under a strong cast,
+        balanced as the calibration photo's paper was; otherwise as it is (within the lights it
+        was trained under, the finder does better on the frame as photographed)."""
+        return self.balance(image, []) if self.strong_cast else image
 
     def recognise(self, image: np.ndarray, outlines: list, recogniser) -> list:
         """The recogniser's readings of `outlines`, made with what the calibration learned:

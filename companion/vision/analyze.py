@@ -40,7 +40,9 @@ class Analyzer:
     def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
-        outlines = find_cards(image, self.profile, paper=self.paper, unlike_table=unlike_table)
+        # a calibrated deck's light: a lamp outside every trained light hides cards from the finder
+        seen = self.adapter.finder_view(image) if self.adapter is not None else image
+        outlines = find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
         readings = self._recognise(image, outlines)
         read = {id(r.outline) for r in readings}
         readings = without_cloth(image, readings)

@@ -389,3 +389,46 @@ def test_a_damaged_calibration_is_refused_naming_the_profile(calibrated, damage)
     damage(raw)
     with pytest.raises(ProfileError, match="mine.json: its calibration is damaged"):
         ProfileAdapter.from_profile(profile_from_dict(raw, "mine.json"))
+
+
+def test_under_a_lamp_no_training_saw_the_calibrated_finder_finds_more_cards(calibrated):
+    """The finder sees the frame balanced on the calibration photo's paper: under the held-out
+    lamp (candle-orange, camera white balance off) it finds cards the plain finder misses."""
+    from companion.calibrate.adapt import calibrated_analyzer
+    from companion.synth.deck_layout import render_deck_scene
+    from companion.vision.analyze import Analyzer
+    from companion.vision.outline import match_quads
+    from companion.vision.profile import profile_from_dict
+
+    _, cal = calibrated[HELD_OUT_STYLE]
+    deck = deck_look(HELD_OUT_STYLE, 10 * 7 + 3)
+    plain, adapted = Analyzer(), calibrated_analyzer(profile_from_dict(cal.profile))
+    found = {"plain": 0, "calibrated": 0}
+    cards = 0
+    for seed in range(1, 7):
+        scene = render_deck_scene(seed, deck, tier="hard", size=(1280, 720), light=HELD_OUT_LIGHT)
+        truth = [np.array(t["corners"]) for t in scene.truth["cards"]]
+        cards += len(truth)
+        for name, analyzer in (("plain", plain), ("calibrated", adapted)):
+            outlines = [np.array(c["corners"]) for c in analyzer.analyze(scene.image)["cards"]]
+            found[name] += len(match_quads(outlines, truth))
+    assert cards > 40
+    assert found["calibrated"] >= found["plain"] + 0.1 * cards, found
+
+
+def test_only_a_lamp_beyond_every_trained_light_changes_what_the_finder_sees(calibrated):
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.vision.features import paper_colour, warp_card
+    from companion.vision.profile import profile_from_dict
+
+    for style, (scene, cal) in calibrated.items():
+        adapter = ProfileAdapter.from_profile(profile_from_dict(cal.profile))
+        view = adapter.finder_view(scene.image)
+        if style == HELD_OUT_STYLE:      # photographed under the held-out lamp
+            assert adapter.strong_cast
+            papers = np.array([paper_colour(warp_card(view, np.array(t["corners"], float)))
+                               for t in scene.truth["cards"]])
+            paper = np.median(papers, axis=0)
+            assert paper.max() / paper.min() < 1.15      # the cards' orange paper made grey
+        else:
+            assert not adapter.strong_cast and view is scene.image
