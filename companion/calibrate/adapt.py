@@ -108,15 +108,10 @@ class ProfileAdapter:
     # -- the frame as the trained models should see it
     @property
     def strong_cast(self) -> bool:
-        """Whether the calibration photo's lamp cast its paper beyond every light the models were
-        trained under (the warmest: 2700 K with a fifth of it corrected, red 2.4 times blue)."""
-        return self.gains_bgr is not None and float(self.gains_bgr.max() / self.gains_bgr.min()) > STRONG_CAST
+        """Whether the calibration photo's lamp cast its paper beyond every trained light."""
+        return self.gains_bgr is not None and strong_cast(self.gains_bgr)
 
     def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:
-        if self.strong_cast:
-            # the channel such a lamp starves is multiplied, and its noise with it, which the
-            # finder's maps and the recogniser's edges read as texture
-            image = cv2.GaussianBlur(image, (3, 3), 0)
         return white_balanced(image, outlines, self.gains_bgr)
 
     def finder_view(self, image: np.ndarray) -> np.ndarray:
@@ -291,11 +286,21 @@ def paper_gains(image: np.ndarray, outlines: list, fallback: np.ndarray | None =
     return fallback
 
 
+def strong_cast(gains: np.ndarray) -> bool:
+    """Whether paper gains undo a cast beyond every light the models were trained under (the
+    warmest: 2700 K with a fifth of it corrected, red 2.4 times blue)."""
+    return float(np.max(gains) / np.min(gains)) > STRONG_CAST
+
+
 def white_balanced(image: np.ndarray, outlines: list, fallback: np.ndarray | None = None) -> np.ndarray:
-    """The frame with `paper_gains` applied (itself when there is nothing to go by)."""
+    """The frame with `paper_gains` applied (itself when there is nothing to go by).  Under a
+    strong cast, after a light blur: the channel such a lamp starves is multiplied, and its
+    noise with it, which the finder's maps and the recogniser's edges read as texture."""
     g = paper_gains(image, outlines, fallback)
     if g is None:
         return image
+    if strong_cast(g):
+        image = cv2.GaussianBlur(image, (3, 3), 0)
     lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * g[None, :], 0, 255).round().astype(np.uint8)
     return cv2.LUT(image, lut.reshape(256, 1, 3))
 
