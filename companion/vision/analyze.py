@@ -19,7 +19,7 @@ from .fans import top_cards_of_fans
 from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
-from .recognise import MODELS_DIR, CardReading, Recogniser
+from .recognise import MODELS_DIR, CardReading, Recogniser, distinct_middle_colours
 from .refit import refit_doubted_faces
 
 class Analyzer:
@@ -53,6 +53,7 @@ class Analyzer:
         readings = refit_doubted_faces(image, readings, self._recognise)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
+        readings = distinct_middle_colours(readings, self.recogniser.colours)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))

@@ -15,7 +15,7 @@ otherwise it is reported `unknown`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +149,8 @@ class CardReading:
     confidence: float
     kind_probs: dict[str, float] = field(default_factory=dict)
     edge_order: tuple[int, ...] = ()   # outline edge indices of the ends, in the order of colours
+    # the colour model's probabilities at each end, in the order of colours
+    colour_probs: tuple[np.ndarray, ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -197,6 +199,25 @@ def kind_matrix(measures: list[CardMeasure], p_edge: np.ndarray, turns: list[int
     papers = np.stack([m.paper_lab for m in measures])
     order = np.array([[(k + i) % 4 for i in range(4)] for k in turns])  # top, right, bottom, left after the turn
     return card_features(labs, raws, papers, np.take_along_axis(p_edge, order, axis=1))
+
+
+def distinct_middle_colours(readings: list[CardReading], colours: list[str]) -> list[CardReading]:
+    """`readings`, each middle read with one colour at both ends given the likeliest two that
+    differ: every middle fades from one colour to another (`CARDS.md`), so the end less sure
+    of the shared colour takes its next likeliest.  (Done once the table is read: a guess
+    beyond a snake's end read as a middle of one colour is no card of the deck, which
+    `extend` relies on to pass over a striped cloth.)"""
+    out = []
+    for r in readings:
+        if r.kind == "middle" and len(r.colours) == 2 == len(r.colour_probs) and r.colours[0] == r.colours[1]:
+            joint = np.outer(*r.colour_probs)
+            np.fill_diagonal(joint, -1.0)
+            a, b = np.unravel_index(int(np.argmax(joint)), joint.shape)
+            # as sure as the pair is, against the one-colour pair the confidence was made with
+            sure = joint[a, b] / max(float(r.colour_probs[0].max() * r.colour_probs[1].max()), 1e-9)
+            r = replace(r, colours=[str(colours[a]), str(colours[b])], confidence=round(r.confidence * float(sure), 4))
+        out.append(r)
+    return out
 
 
 class Recogniser:
@@ -292,13 +313,13 @@ class Recogniser:
                 wanted += [(i, k), (i, (k + 2) % 4)]
             elif kind in ("head", "tail"):
                 wanted.append((i, k))
-        colour_of: dict[tuple[int, int], tuple[str, float]] = {}
+        colour_of: dict[tuple[int, int], tuple[str, float, np.ndarray]] = {}
         if wanted:
             rows = np.array([edge_rows[i, e] for i, e in wanted])
             p_col = probabilities(self.colour, rows)
             for (i, e), pr in zip(wanted, p_col):
                 j = int(np.argmax(pr))
-                colour_of[(i, e)] = (self.colours[j], float(pr[j]))
+                colour_of[(i, e)] = (self.colours[j], float(pr[j]), pr)
 
         out = []
         for i, (o, kind) in enumerate(zip(outlines, kinds)):
@@ -315,11 +336,12 @@ class Recogniser:
                 edge_ids = (k,)
             else:
                 edge_ids = ()
-            colours = []
+            colours, colour_probs = [], []
             for e in edge_ids:
                 if (i, e) in colour_of:
-                    name, p = colour_of[(i, e)]
+                    name, p, pr = colour_of[(i, e)]
                     colours.append(str(name))
+                    colour_probs.append(pr)
                     conf *= p
             mids = o.edge_midpoints
             ends = [[round(float(mids[e][0]), 1), round(float(mids[e][1]), 1)] for e in edge_ids]
@@ -328,5 +350,5 @@ class Recogniser:
                 conf *= float(max(p_edge[i][e], 1e-3)) ** 0.5
             out.append(CardReading(o, kind, colours, ends, round(conf, 4),
                                    {c: round(float(p), 4) for c, p in zip(self.kinds, p_kind[i])},
-                                   edge_ids))
+                                   edge_ids, tuple(colour_probs)))
         return out

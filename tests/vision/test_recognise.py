@@ -168,3 +168,40 @@ def test_measuring_cards_in_one_batch_gives_each_card_s_own_numbers():
     for one, batch in zip([measure_all(image, [o])[0] for o in outlines], measure_all(image, outlines)):
         for field in ("lab", "raw", "paper_lab"):
             assert np.array_equal(getattr(one, field), getattr(batch, field))
+
+
+def _middle(probs_a, probs_b, colours, confidence=0.5, kind="middle"):
+    from companion.vision.outline import CardOutline
+    from companion.vision.recognise import CardReading
+    corners = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], float)
+    names = [colours[int(np.argmax(p))] for p in (probs_a, probs_b)]
+    return CardReading(CardOutline(corners), kind, names, [[30, 0], [30, 90]], confidence, {kind: 0.9},
+                       (0, 2), (np.array(probs_a), np.array(probs_b)))
+
+
+def test_a_middle_read_with_one_colour_at_both_ends_gets_the_likeliest_two_that_differ():
+    from companion.vision.recognise import distinct_middle_colours
+    colours = ["red", "orange", "yellow"]
+    same = _middle([0.9, 0.08, 0.02], [0.55, 0.40, 0.05], colours)     # the second end is less sure
+    apart = _middle([0.9, 0.08, 0.02], [0.1, 0.85, 0.05], colours)
+    got = distinct_middle_colours([same, apart], colours)
+    assert got[0].colours == ["red", "orange"]
+    assert got[0].confidence == pytest.approx(0.5 * 0.40 / 0.55, abs=1e-3)   # as sure as the pair is
+    assert got[1] is apart
+    # the end less sure of the shared colour is the one that gives it up, whichever it is
+    flipped = distinct_middle_colours([_middle([0.55, 0.40, 0.05], [0.9, 0.08, 0.02], colours)], colours)
+    assert flipped[0].colours == ["orange", "red"]
+
+
+def test_on_a_rendered_table_a_middle_read_red_at_both_ends_is_read_as_its_two_colours(monkeypatch):
+    import companion.vision.analyze as analyze
+    from companion.bench.metrics import score_table
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.seeds import scene_seed
+    scene = render_scene(scene_seed("tune", 11, 42), tier="easy", style=HELD_OUT_STYLE)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    analyzer = analyze.Analyzer()
+    assert score_table(scene.truth, analyzer.analyze(image)).tables_exact
+    monkeypatch.setattr(analyze, "distinct_middle_colours", lambda readings, colours: readings)
+    assert "end orange of middle read as ['red', 'red']" in score_table(scene.truth, analyzer.analyze(image)).mistakes
