@@ -116,8 +116,8 @@ class ProfileAdapter:
 
     def finder_view(self, image: np.ndarray) -> np.ndarray:
         """The frame as the finder should see it, before any card is found: under a strong cast,
-        balanced as the calibration photo's paper was; otherwise as it is (within the lights it
-        was trained under, the finder does better on the frame as photographed)."""
+        balanced as the calibration photo's paper was; otherwise as it is (the finder knows the
+        lights it was trained under, and on games lit by them a balanced frame did no better)."""
         return self.balance(image, []) if self.strong_cast else image
 
     def recognise(self, image: np.ndarray, outlines: list, recogniser) -> list:
