@@ -20,7 +20,7 @@ from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import MODELS_DIR, CardReading, Recogniser, distinct_middle_colours
-from .refit import refit_doubted_faces
+from .refit import refit_oversized_faces
 
 class Analyzer:
     def __init__(self, profile: Profile | str | Path | None = None,
@@ -49,8 +49,8 @@ class Analyzer:
         # a fan of face-down cards outlined whole: its top card, the one that lies whole
         readings = top_cards_of_fans(image, readings, [o for o in outlines if id(o) not in read],
                                      self._recognise)
-        # a face doubted because its outline takes in part of its neighbour: its own outline
-        readings = refit_doubted_faces(image, readings, self._recognise)
+        # a face whose outline takes in part of its neighbour: its own outline
+        readings = refit_oversized_faces(image, readings, self._recognise)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
         readings = distinct_middle_colours(readings, self.recogniser.colours)
