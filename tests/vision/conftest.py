@@ -18,3 +18,22 @@ def small_scene():
     from companion.synth.scene import render_scene
     table = [["H-red", "M-red-blue", "T-blue"], ["M-green-yellow"], ["H-purple"]]
     return render_scene(11, tier="easy", style="cartoon", size=(960, 720), table=table)
+
+
+@pytest.fixture(scope="session")
+def development_table():
+    """`development_table(seed, tier, index)`: a rendered development table (the held-out art
+    style, from tuning seeds that neither training nor the bench renders) as the scene, its
+    picture decoded as a camera's would be, and the ids of the cards mostly covered by others."""
+    import cv2
+    import numpy as np
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    from companion.vision.seeds import scene_seed
+
+    def render(seed: int, tier: str, index: int):
+        scene = render_scene(scene_seed("tune", seed, index), tier=tier, style=HELD_OUT_STYLE)
+        image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        covered = frozenset(int(k) for k, v in scene.meta.get("visibility", {}).items() if v < 0.5)
+        return scene, image, covered
+    return render

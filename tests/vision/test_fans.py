@@ -93,28 +93,24 @@ def test_a_back_outlined_by_the_frame_printed_inside_its_edge_is_given_the_cards
     assert polygon_iou(got[-1].outline.corners, top) > 0.85
 
 
-def _top_found(tier, index):
+def _top_found(development_table, tier, index):
     """On a rendered development table with a fan: whether the analyser finds the fan's top card."""
     from companion.bench.metrics import match_cards
-    from companion.synth.scene import render_scene
-    from companion.synth.styles import HELD_OUT_STYLE
-    from companion.vision.seeds import scene_seed
-    scene = render_scene(scene_seed("tune", 7, index), tier=tier, style=HELD_OUT_STYLE)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    top = [c for c in scene.truth["cards"] if c["kind"] == "back" and scene.meta["visibility"][str(c["id"])] >= 0.5]
+    scene, image, covered = development_table(7, tier, index)
+    top = [c for c in scene.truth["cards"] if c["kind"] == "back" and c["id"] not in covered]
     assert len(top) == 1
     return top[0]["id"] in match_cards(scene.truth["cards"], analyze.Analyzer().analyze(image)["cards"])
 
 
-def test_on_a_rendered_table_the_fans_top_card_is_found(monkeypatch):
-    assert _top_found("medium", 0)
+def test_on_a_rendered_table_the_fans_top_card_is_found(monkeypatch, development_table):
+    assert _top_found(development_table, "medium", 0)
     monkeypatch.setattr(analyze, "top_cards_of_fans", lambda image, readings, *unread: readings)
-    assert not _top_found("medium", 0)
+    assert not _top_found(development_table, "medium", 0)
 
 
-def test_on_a_rendered_table_a_fan_read_as_no_card_still_gives_its_top_card(monkeypatch):
+def test_on_a_rendered_table_a_fan_read_as_no_card_still_gives_its_top_card(monkeypatch, development_table):
     # (a fit across this fan reads as no card at all: its top card is found only in it)
-    assert _top_found("hard", 7)
+    assert _top_found(development_table, "hard", 7)
     monkeypatch.setattr(analyze, "top_cards_of_fans",
                         lambda image, readings, *unread: top_cards_of_fans(image, readings))
-    assert not _top_found("hard", 7)
+    assert not _top_found(development_table, "hard", 7)

@@ -476,16 +476,13 @@ def test_a_long_snake_on_a_patterned_cloth_is_cut_at_the_size_the_learnt_map_sho
     assert found_right >= 0.75 * truth, (found_right, truth)
 
 
-def test_on_a_rendered_table_two_touching_cards_with_no_card_alone_are_cut_at_their_seam(analyzer, monkeypatch):
+def test_on_a_rendered_table_two_touching_cards_with_no_card_alone_are_cut_at_their_seam(analyzer, monkeypatch,
+                                                                                         development_table):
     """Two middles lie edge to edge on a striped cloth seen at a slant: neither a notch nor
     the size of the cards found alone parts them; their seam does."""
     import companion.vision.find as find
     from companion.bench.metrics import match_cards
-    from companion.synth.scene import render_scene
-    from companion.synth.styles import HELD_OUT_STYLE
-    from companion.vision.seeds import scene_seed
-    scene = render_scene(scene_seed("tune", 11, 26), tier="hard", style=HELD_OUT_STYLE)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    scene, image, _ = development_table(11, "hard", 26)
     pair = next(s["cards"] for s in scene.truth["snakes"] if len(s["cards"]) == 2)
     assert set(pair) <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
     monkeypatch.setattr(find, "cut_row", lambda *args: [])

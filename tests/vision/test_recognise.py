@@ -193,15 +193,12 @@ def test_a_middle_read_with_one_colour_at_both_ends_gets_the_likeliest_two_that_
     assert flipped[0].colours == ["orange", "red"]
 
 
-def test_on_a_rendered_table_a_middle_read_red_at_both_ends_is_read_as_its_two_colours(monkeypatch):
+def test_on_a_rendered_table_a_middle_read_red_at_both_ends_is_read_as_its_two_colours(monkeypatch, analyzer,
+                                                                                      development_table):
     import companion.vision.analyze as analyze
     from companion.bench.metrics import score_table
-    from companion.synth.scene import render_scene
-    from companion.synth.styles import HELD_OUT_STYLE
-    from companion.vision.seeds import scene_seed
-    scene = render_scene(scene_seed("tune", 11, 42), tier="easy", style=HELD_OUT_STYLE)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    analyzer = analyze.Analyzer()
-    assert score_table(scene.truth, analyzer.analyze(image)).tables_exact
+    scene, image, covered = development_table(11, "easy", 42)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     monkeypatch.setattr(analyze, "distinct_middle_colours", lambda readings, colours: readings)
-    assert "end orange of middle read as ['red', 'red']" in score_table(scene.truth, analyzer.analyze(image)).mistakes
+    mistakes = score_table(scene.truth, analyzer.analyze(image), covered).mistakes
+    assert "end orange of middle read as ['red', 'red']" in mistakes

@@ -75,15 +75,9 @@ def test_a_card_found_reaching_out_of_the_doubted_outline_is_not_taken_for_it():
     assert asked == [] and got[-1] is doubted
 
 
-def test_on_a_rendered_table_a_doubted_middle_is_read_again(monkeypatch):
+def test_on_a_rendered_table_a_doubted_middle_is_read_again(monkeypatch, analyzer, development_table):
     from companion.bench.metrics import score_table
-    from companion.synth.scene import render_scene
-    from companion.synth.styles import HELD_OUT_STYLE
-    from companion.vision.seeds import scene_seed
-    scene = render_scene(scene_seed("tune", 11, 6), tier="hard", style=HELD_OUT_STYLE)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    covered = frozenset(int(k) for k, v in scene.meta["visibility"].items() if v < 0.5)
-    analyzer = analyze.Analyzer()
+    scene, image, covered = development_table(11, "hard", 6)
     assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     monkeypatch.setattr(analyze, "refit_oversized_faces", lambda image, readings, recognise: readings)
     assert "kind middle read as unknown" in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
@@ -121,15 +115,11 @@ def test_a_face_only_larger_than_the_cards_around_is_left_as_it_is():
     assert asked == [] and got[-1] is nearer
 
 
-def test_on_a_rendered_table_a_middle_outlined_with_part_of_the_next_gives_both(monkeypatch):
+def test_on_a_rendered_table_a_middle_outlined_with_part_of_the_next_gives_both(monkeypatch, analyzer,
+                                                                                development_table):
     import companion.vision.refit as refit
     from companion.bench.metrics import score_table
-    from companion.synth.scene import render_scene
-    from companion.synth.styles import HELD_OUT_STYLE
-    from companion.vision.seeds import scene_seed
-    scene = render_scene(scene_seed("tune", 11, 50), tier="easy", style=HELD_OUT_STYLE)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    analyzer = analyze.Analyzer()
-    assert score_table(scene.truth, analyzer.analyze(image)).tables_exact
+    scene, image, covered = development_table(11, "easy", 50)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     monkeypatch.setattr(refit, "LONG_AREA", float("inf"))      # faces read whole left alone
-    assert any(m.startswith("missed middle") for m in score_table(scene.truth, analyzer.analyze(image)).mistakes)
+    assert any(m.startswith("missed middle") for m in score_table(scene.truth, analyzer.analyze(image), covered).mistakes)
