@@ -1,4 +1,4 @@
-"""A second look at faces doubted for an outline larger than their card (`companion.vision.refit`)."""
+"""A second look at faces whose outline holds more than their card (`companion.vision.refit`)."""
 import cv2
 import numpy as np
 
