@@ -60,20 +60,22 @@ class CardOutline:
 
 
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
-    a32, b32 = a.astype(np.float32), b.astype(np.float32)
-    inter, _ = cv2.intersectConvexConvex(a32, b32)
-    if inter <= 0:
-        return 0.0
-    union = abs(cv2.contourArea(a32)) + abs(cv2.contourArea(b32)) - inter
-    return float(inter / union) if union > 0 else 0.0
+    inter, area_a, area_b = _overlap(a, b)
+    union = area_a + area_b - inter
+    return float(inter / union) if inter > 0 and union > 0 else 0.0
 
 
 def share_inside(a: np.ndarray, b: np.ndarray) -> float:
     """The share of polygon `a`'s area that lies inside polygon `b` (both convex)."""
-    a32 = a.astype(np.float32)
-    area = abs(cv2.contourArea(a32))
-    inter, _ = cv2.intersectConvexConvex(a32, b.astype(np.float32))
-    return float(max(inter, 0.0) / area) if area > 0 else 0.0
+    inter, area_a, _ = _overlap(a, b)
+    return float(inter / area_a) if inter > 0 and area_a > 0 else 0.0
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """The area two convex polygons share, and each one's area."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a32, b32)
+    return float(inter), abs(cv2.contourArea(a32)), abs(cv2.contourArea(b32))
 
 
 def match_quads(found: list[np.ndarray], truth: list[np.ndarray], min_iou: float = 0.5) -> dict[int, int]:

@@ -34,8 +34,8 @@ INSIDE = 0.85       # the least share of a refitted card inside the outline it r
 
 
 def refit_oversized_faces(image: np.ndarray, readings: list[CardReading],
-                        recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
-                        ) -> list[CardReading]:
+                          recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
+                          ) -> list[CardReading]:
     """`readings`, each face whose outline holds more than a card (`_holds_more`) read
     again from the card-sized rectangle in it, where that reads as a face."""
     faces = [r for r in readings if r.kind in FACE_KINDS]
@@ -44,6 +44,8 @@ def refit_oversized_faces(image: np.ndarray, readings: list[CardReading],
     gray = None
     refitted: dict[int, tuple[int, CardOutline]] = {}   # id of an outline -> (the reading it would replace, it)
     for i, reading in enumerate(readings):
+        if reading.kind != "unknown" and reading.kind not in FACE_KINDS:
+            continue      # (a back, say: no need to size the cards around it)
         others = [r for r in faces if r is not reading]
         if not others:
             continue
