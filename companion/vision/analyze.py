@@ -19,8 +19,12 @@ from .fans import top_cards_of_fans
 from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
-from .recognise import MODELS_DIR, CardReading, Recogniser, distinct_middle_colours
+from .recognise import FACE_KINDS, MODELS_DIR, CardReading, Recogniser, distinct_middle_colours
 from .refit import refit_oversized_faces
+
+# an `unknown` under this share of the faces' median area may be a patterned cloth's cell
+TILE_AREA = 0.25
+
 
 class Analyzer:
     def __init__(self, profile: Profile | str | Path | None = None,
@@ -98,11 +102,20 @@ class Analyzer:
 
 
 def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardReading]:
-    """The readings less a patterned cloth's cells read as backs (`cloth.cloth_cells`): plain
-    and dark, they pass for a face-down card.  A face shows its art, which no cloth repeats;
-    cards we do not know are left alone, since another game's cards laid out in a grid
-    repeat around each other as a cloth's cells do."""
-    plain = [i for i, r in enumerate(readings) if r.kind == "back"]
+    """The readings less a patterned cloth's cells read as cards (`cloth.cloth_cells`).
+
+    Plain and dark, a cell passes for a face-down card; and the recogniser
+    calls what is no Hisss face `unknown`, so a cell can pass for another
+    game's card too.  A face shows its art, which no cloth repeats, and is
+    kept.  Another game's cards laid out in a grid repeat around each other
+    as a cloth's cells do, so an `unknown` is taken for a cell only when it is
+    also far smaller than the faces on the table (TILE_AREA): a gingham's
+    squares are a tenth of a card or less, other games' cards are not that small.
+    """
+    faces = [r.outline.area for r in readings if r.kind in FACE_KINDS]
+    tile = TILE_AREA * float(np.median(faces)) if faces else 0.0
+    plain = [i for i, r in enumerate(readings)
+             if r.kind == "back" or (r.kind == "unknown" and r.outline.area < tile)]
     if not plain:
         return readings
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)

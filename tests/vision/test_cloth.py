@@ -81,3 +81,54 @@ def test_the_analyzer_drops_cells_read_as_backs_but_keeps_faces_unknowns_and_car
     # (another game's cards laid out in a grid repeat around each other too: unknowns stay)
     assert [r.kind for r in kept] == ["unknown", "middle", "back"]
     assert kept[2].outline.corners is card
+
+
+def _reading(corners, kind):
+    from companion.vision.outline import CardOutline
+    from companion.vision.recognise import CardReading
+    return CardReading(CardOutline(corners, 0.9), kind, [], [], 0.9, {}, ())
+
+
+def test_cells_read_as_unknown_are_dropped_beside_faces_of_a_card_s_size():
+    from companion.vision.analyze import without_cloth
+
+    img, dark = _gingham(22, 1)
+    face = _card(img, (330, 300), -25, "body")
+    readings = [_reading(face, "middle"), _reading(dark[0], "unknown"), _reading(dark[3], "unknown")]
+    kept = without_cloth(img, readings)
+    assert [r.kind for r in kept] == ["middle"]
+
+
+def test_another_game_s_cards_in_a_grid_stay_though_they_repeat():
+    from companion.vision.analyze import without_cloth
+
+    img = np.full((480, 640, 3), (90, 120, 150), np.uint8)
+    grid = []
+    for row in range(3):
+        for col in range(4):
+            corners = _card(img, (130 + 110 * col, 110 + 120 * row), 0, "back")
+            grid.append(corners)
+    face = _card(img, (580, 420), 0, "body")
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    assert cloth_cells(gray, [grid[5]]) == [True]   # the middle of the grid repeats as a cloth would
+    readings = [_reading(q, "unknown") for q in grid] + [_reading(face, "middle")]
+    assert len(without_cloth(img, readings)) == len(readings)
+
+
+def test_on_a_rendered_gingham_its_squares_are_not_reported_as_foreign_cards(analyzer, monkeypatch,
+                                                                             development_table):
+    """A 4K table on a gingham: the finder outlines dozens of its squares, the recogniser
+    calls them `unknown`; beside the snakes' cards they are the cloth."""
+    import companion.vision.analyze as analyze
+    from companion.bench.metrics import match_cards
+
+    scene, image, _ = development_table(13, "hard", 2)
+
+    def foreign_finds():
+        found = analyzer.analyze(image)["cards"]
+        matched = set(match_cards(scene.truth["cards"], found).values())
+        return [c for c in found if c["kind"] == "unknown" and c["id"] not in matched]
+
+    assert len(foreign_finds()) <= 1
+    monkeypatch.setattr(analyze, "TILE_AREA", 0.0)
+    assert len(foreign_finds()) >= 10
