@@ -59,6 +59,7 @@ PAPER_PIECE_CONTRAST = 0.3  # a card cut from a row of the learnt map: its map f
                             # little of its outline shows the full step
 CORE_FILL = 0.6            # a core filling this much of its least rectangle is one card's
 CORE_LEAST_PIXELS = 6      # coarse pixels: a smaller core is a speck
+CORE_LEVELS = (0.5, 0.65, 0.8)  # P(core) a core is cut at; a region of no card's shape is cut higher
 CORE_PAPER_STEP = 0.4      # P(card) inside a card grown from a core, less P(card) around it: a card
                            # between two others in a row has paper beside it on two sides
 CORE_TRUST = 0.9           # ... a card fitting below a clean polygon, above a guessed cut of a row
@@ -338,25 +339,34 @@ def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: 
 
     A core is a card less a band a fifth of its width wide (`paper.CORE_DEPTH`
     of its half-width): its least rectangle grown by that band is the card,
-    whose sides are then moved onto the picture's own edges nearby.
+    whose sides are then moved onto the picture's own edges nearby.  Where
+    cards touch in a row, the map may not fall below one half between their
+    cores, and one region holds several: it is looked at again at the higher
+    levels (`CORE_LEVELS`), where the dips between the cards part it.
     """
-    sure = (cv2.blur(core, (3, 3)) > 0.5).astype(np.uint8)
-    _, labels = cv2.connectedComponents(sure)
+    blurred = cv2.blur(core, (3, 3))
     fy, fx = gray.shape[0] / core.shape[0], gray.shape[1] / core.shape[1]
     bands = CORE_DEPTH / (1.0 - CORE_DEPTH)   # the two bands' width, in core widths
     out = []
-    for pts in _pixels_by_label(labels).values():
-        if len(pts) < CORE_LEAST_PIXELS:
-            continue
-        pts = (pts + 0.5) * np.float32([fx, fy])
-        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
-        w, h = w + fx, h + fy
-        fill = len(pts) * fx * fy / max(1.0, w * h)
-        grow = bands * min(w, h)
-        card = _snapped_rect(gray, ((cx, cy), (w + grow, h + grow), angle), aspect_lo, aspect_hi) \
-            if fill >= CORE_FILL else None
-        if card is not None:
-            out.append((card, CORE_TRUST * fill))
+
+    def cards_in(region: np.ndarray, level: int) -> None:
+        _, labels = cv2.connectedComponents((region & (blurred > CORE_LEVELS[level])).astype(np.uint8))
+        for k, pts in _pixels_by_label(labels).items():
+            if len(pts) < CORE_LEAST_PIXELS:
+                continue
+            xy = (pts + 0.5) * np.float32([fx, fy])
+            (cx, cy), (w, h), angle = cv2.minAreaRect(xy)
+            w, h = w + fx, h + fy
+            fill = len(pts) * fx * fy / max(1.0, w * h)
+            grow = bands * min(w, h)
+            card = _snapped_rect(gray, ((cx, cy), (w + grow, h + grow), angle), aspect_lo, aspect_hi) \
+                if fill >= CORE_FILL else None
+            if card is not None:
+                out.append((card, CORE_TRUST * fill))
+            elif level + 1 < len(CORE_LEVELS):
+                cards_in(labels == k, level + 1)
+
+    cards_in(np.ones(core.shape, bool), 0)
     return out
 
 

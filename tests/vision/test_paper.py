@@ -95,6 +95,21 @@ def test_each_core_is_grown_into_its_card():
         assert abs(q[:, 1].min() - 50) <= 3 and abs(q[:, 1].max() - 110) <= 3
 
 
+def test_cores_joined_above_one_half_are_parted_where_the_map_dips_between_them():
+    gray = np.full((200, 300), 60, np.uint8)
+    gray[50:110, 60:149] = 200           # as above: two cards end to end
+    gray[50:110, 151:240] = 200
+    card, core = np.zeros((100, 150), np.float32), np.zeros((100, 150), np.float32)
+    card[25:55, 30:120] = 0.9
+    core[31:49, 36:69] = 0.9             # the two cores, joined by the map across the seam at 0.6:
+    core[31:49, 81:114] = 0.9            # at one half they are one region two cards long
+    core[31:49, 69:81] = 0.6
+    quads = sorted((q for q, _ in core_cards(card, core, gray, 1.0, 1.6)), key=lambda q: q[:, 0].mean())
+    assert len(quads) == 2
+    for q, (x0, x1) in zip(quads, ((60, 149), (151, 240))):
+        assert abs(q[:, 0].min() - x0) <= 3 and abs(q[:, 0].max() - x1) <= 3
+
+
 def test_a_missing_model_file_means_no_map(tmp_path):
     assert PaperModel.load(tmp_path / PAPER_FILE) is None
 
