@@ -86,8 +86,8 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
         for i, e in ends:
             if table_beyond(image, known[i].outline, e):
                 continue
-            for turn in TURNS:
-                g = beyond(known[i].outline, e, turn)
+            aimed = along_body(image, known[i].outline, e)
+            for g in [beyond(known[i].outline, e, turn) for turn in TURNS] + ([aimed] if aimed else []):
                 if g.corners.min() < 0 or g.corners[:, 0].max() >= w or g.corners[:, 1].max() >= h:
                     continue
                 g = refine_corners(gray, g)
@@ -116,6 +116,75 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             break
         known = [k for k in known if not any(_overlap(r.outline, k) for r in new)] + new
     return known
+
+
+INK = 30.0       # Lab units from the card's paper: the snake's body (or a table unlike the paper)
+MOST_INK = 0.6   # share of the edge's width beyond it that is ink: more is a table unlike the paper
+
+
+def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutline | None:
+    """The neighbour beyond an open end placed along the body that runs on into it, or None.
+
+    The body crosses the shared edge at its middle and runs along the
+    neighbour to its far end: the ink beyond the edge that touches the body
+    where it crosses gives the neighbour's axis, wherever the neighbour was
+    turned or slipped.  Where the table is as unlike the paper as the ink,
+    the ink beyond the edge is no body and nothing is said.
+    """
+    c = outline.corners
+    a, b = c[edge], c[(edge + 1) % 4]
+    width = float(np.hypot(*(b - a)))
+    length = float(np.hypot(*(c[(edge + 2) % 4] - b)))
+    if width < 8 or length < 8:
+        return None
+    u = (b - a) / width
+    n = np.array([-u[1], u[0]])
+    if n @ ((a + b) / 2.0 - outline.centre) < 0:
+        n = -n
+    reach = int(np.ceil(1.2 * max(width, length)))
+    mid = (a + b) / 2.0
+    x0, y0 = (np.floor(mid) - reach).astype(int)
+    x1, y1 = (np.floor(mid) + reach + 1).astype(int)
+    if x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
+        return None
+    crop = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
+    paper = np.median(crop[_paper_near(crop.shape, c - (x0, y0), edge)], axis=0)
+    ink = (np.linalg.norm(crop - paper, axis=2) > INK)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    rel = np.stack([xx - mid[0], yy - mid[1]], axis=-1).astype(np.float32)
+    ahead = rel @ n
+    across = rel @ u
+    # the neighbour's half-plane, no further than its own length
+    ink &= (ahead > 0.03 * length) & (ahead < 0.95 * length) & (np.abs(across) < 0.9 * length)
+    # where the body enters: the ink just beyond the edge, about its middle; a body is a
+    # third of the edge wide, a table unlike the paper all of it
+    strip = (ahead > 0.03 * length) & (ahead < 0.12 * length) & (np.abs(across) < 0.5 * width)
+    entry = ink & strip & (np.abs(across) < 0.35 * width)
+    if not entry.any() or ink[strip].mean() > MOST_INK:
+        return None
+    _, labels = cv2.connectedComponents(ink.astype(np.uint8))
+    body = np.isin(labels, np.unique(labels[entry]))
+    if np.count_nonzero(body) < 0.05 * width * length:
+        return None
+    entry_at = mid + u * float(np.median(across[entry & body]))
+    centre = rel[body].mean(axis=0) + mid
+    axis = centre - entry_at
+    if np.hypot(*axis) < 0.2 * length or (axis / np.hypot(*axis)) @ n < np.cos(np.radians(45)):
+        return None
+    along = axis / np.hypot(*axis)
+    side = np.array([-along[1], along[0]]) * (width / 2.0)
+    far = entry_at + along * length
+    corners = np.array([entry_at - side, entry_at + side, far + side, far - side])
+    return CardOutline(order_corners(corners), 0.5)
+
+
+def _paper_near(shape: tuple[int, ...], corners: np.ndarray, edge: int) -> np.ndarray:
+    """A few pixels of the card's own paper: inside the two corners of the shared edge."""
+    mask = np.zeros(shape[:2], np.uint8)
+    for k in (edge, (edge + 1) % 4):
+        p = corners[k] + 0.2 * (corners.mean(axis=0) - corners[k])
+        cv2.circle(mask, (int(round(p[0])), int(round(p[1]))), 2, 1, -1)
+    return mask.astype(bool)
 
 
 def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
