@@ -349,24 +349,55 @@ def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: 
     bands = CORE_DEPTH / (1.0 - CORE_DEPTH)   # the two bands' width, in core widths
     out = []
 
-    def cards_in(region: np.ndarray, level: int) -> None:
-        _, labels = cv2.connectedComponents((region & (blurred > CORE_LEVELS[level])).astype(np.uint8))
-        for k, pts in _pixels_by_label(labels).items():
-            if len(pts) < CORE_LEAST_PIXELS:
-                continue
-            xy = (pts + 0.5) * np.float32([fx, fy])
-            (cx, cy), (w, h), angle = cv2.minAreaRect(xy)
-            w, h = w + fx, h + fy
-            fill = len(pts) * fx * fy / max(1.0, w * h)
-            grow = bands * min(w, h)
-            card = _snapped_rect(gray, ((cx, cy), (w + grow, h + grow), angle), aspect_lo, aspect_hi) \
-                if fill >= CORE_FILL else None
-            if card is not None:
-                out.append((card, CORE_TRUST * fill))
-            elif level + 1 < len(CORE_LEVELS):
-                cards_in(labels == k, level + 1)
+    def rect_of(region: np.ndarray):
+        """The least rectangle of a core's pixels (full-size px), and the share of it they fill."""
+        ys, xs = np.nonzero(region)
+        if len(xs) < CORE_LEAST_PIXELS:
+            return None
+        pts = (np.column_stack([xs, ys]).astype(np.float32) + 0.5) * np.float32([fx, fy])
+        centre, (w, h), angle = cv2.minAreaRect(pts)
+        return centre, (w + fx, h + fy), angle, len(pts) * fx * fy / max(1.0, (w + fx) * (h + fy))
 
-    cards_in(np.ones(core.shape, bool), 0)
+    def grown(rect, pad: float = 0.0) -> np.ndarray | None:
+        centre, (w, h), angle, fill = rect
+        w, h = w + pad, h + pad
+        grow = bands * min(w, h)
+        return _snapped_rect(gray, (centre, (w + grow, h + grow), angle), aspect_lo, aspect_hi) \
+            if fill >= CORE_FILL else None
+
+    def cards_in(region: np.ndarray, level: int) -> None:
+        rect = rect_of(region)
+        card = grown(rect) if rect else None
+        if card is not None:
+            out.append((card, CORE_TRUST * rect[3]))
+            return
+        if rect is None or level + 1 == len(CORE_LEVELS):
+            return
+        n, seeds = cv2.connectedComponents((region & (blurred > CORE_LEVELS[level + 1])).astype(np.uint8))
+        if n <= 2:   # one seed or none: nothing parts the region
+            if n == 2:
+                cards_in(seeds == 1, level + 1)
+            return
+        # Cut higher, each core is narrower than one cut at this level: across the row (where
+        # no neighbour joins it) the region shared among the seeds, each pixel to the nearest,
+        # still shows the width at this level, and the seed is grown by what it lost there.
+        _, nearest = cv2.distanceTransformWithLabels((seeds == 0).astype(np.uint8), cv2.DIST_L2, 3,
+                                                     labelType=cv2.DIST_LABEL_CCOMP)
+        for k in range(1, n):
+            seed = seeds == k
+            part, own = rect_of(region & (nearest == nearest[seed][0])), rect_of(seed)
+            if part is None or own is None:
+                continue
+            card = grown(own, max(0.0, min(part[1]) - min(own[1])))
+            if card is not None:
+                out.append((card, CORE_TRUST * own[3]))
+            else:
+                cards_in(seed, level + 1)
+
+    _, labels = cv2.connectedComponents((blurred > CORE_LEVELS[0]).astype(np.uint8))
+    for k, pts in _pixels_by_label(labels).items():
+        if len(pts) >= CORE_LEAST_PIXELS:
+            cards_in(labels == k, 0)
     return out
 
 

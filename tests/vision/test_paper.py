@@ -140,3 +140,20 @@ def test_the_map_finds_cards_on_patterned_cloths_that_the_thresholds_miss(paper,
             wrong[with_map] += len(outlines) - len(m)
     assert found[True] > found[False]
     assert wrong[True] <= wrong[False] + 1
+
+
+def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer, monkeypatch,
+                                                                        development_table):
+    """A hard development table on a striped cloth: its rows' cores run together above one
+    half, and the cards are found only where they are cut higher (and grown back to the
+    width their region shows)."""
+    import companion.vision.find as find
+    from companion.bench.metrics import match_cards
+    scene, image, covered = development_table(11, "hard", 56)
+
+    def matched():
+        return len(set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"])) - covered)
+
+    assert matched() >= 7
+    monkeypatch.setattr(find, "CORE_LEVELS", (0.5,))
+    assert matched() <= 5
