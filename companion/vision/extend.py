@@ -3,7 +3,8 @@
 Cards in a snake lie end to end.  Where a found card's connecting end has no
 card at it, the next card, if there is one, lies just beyond: the found card
 mirrored across that end (every card has the same size, and a neighbour is
-seen at nearly the same scale), turned about the end by up to 30 degrees.
+seen at nearly the same scale), turned about the end by up to 30 degrees,
+and once more laid along the body that runs on beyond the end (`along_body`).
 Each guess is moved onto the strongest nearby edges and read by the
 recogniser; it is kept only when read as a face one of whose connecting ends
 meets the card it was guessed from.  On paper of the table's own colour, or
@@ -35,6 +36,8 @@ _KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
          "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
 SAME_AS_TABLE = 10.0  # 8-bit Lab units: beyond an end, this close to what lies beside the card is table
 MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
+INK = 30.0           # Lab units from the card's paper: the snake's body (or a table unlike the paper)
+MOST_INK = 0.6       # share of the edge's width beyond it that is ink: more is a table unlike the paper
 
 
 def open_ends(readings: list[CardReading]) -> list[tuple[int, int]]:
@@ -118,10 +121,6 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
     return known
 
 
-INK = 30.0       # Lab units from the card's paper: the snake's body (or a table unlike the paper)
-MOST_INK = 0.6   # share of the edge's width beyond it that is ink: more is a table unlike the paper
-
-
 def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutline | None:
     """The neighbour beyond an open end placed along the body that runs on into it, or None.
 
@@ -166,7 +165,7 @@ def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutlin
     body = np.isin(labels, np.unique(labels[entry]))
     if np.count_nonzero(body) < 0.05 * width * length:
         return None
-    entry_at = mid + u * float(np.median(across[entry & body]))
+    entry_at = mid + u * float(np.median(across[entry]))
     centre = rel[body].mean(axis=0) + mid
     axis = centre - entry_at
     if np.hypot(*axis) < 0.2 * length or (axis / np.hypot(*axis)) @ n < np.cos(np.radians(45)):
