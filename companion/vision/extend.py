@@ -22,6 +22,7 @@ import numpy as np
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 
+from .features import paper_colour, warp_card
 from .find import refine_corners
 from .outline import CardOutline, order_corners, polygon_iou
 from .recognise import CardReading
@@ -147,7 +148,8 @@ def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutlin
     if x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
         return None
     crop = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
-    paper = np.median(crop[_paper_near(crop.shape, c - (x0, y0), edge)], axis=0)
+    paper_bgr = np.clip(np.round(paper_colour(warp_card(image, c))), 0, 255).astype(np.uint8)
+    paper = cv2.cvtColor(paper_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float32)
     ink = (np.linalg.norm(crop - paper, axis=2) > INK)
     yy, xx = np.mgrid[y0:y1, x0:x1]
     rel = np.stack([xx - mid[0], yy - mid[1]], axis=-1).astype(np.float32)
@@ -175,15 +177,6 @@ def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutlin
     far = entry_at + along * length
     corners = np.array([entry_at - side, entry_at + side, far + side, far - side])
     return CardOutline(order_corners(corners), 0.5)
-
-
-def _paper_near(shape: tuple[int, ...], corners: np.ndarray, edge: int) -> np.ndarray:
-    """A few pixels of the card's own paper: inside the two corners of the shared edge."""
-    mask = np.zeros(shape[:2], np.uint8)
-    for k in (edge, (edge + 1) % 4):
-        p = corners[k] + 0.2 * (corners.mean(axis=0) - corners[k])
-        cv2.circle(mask, (int(round(p[0])), int(round(p[1]))), 2, 1, -1)
-    return mask.astype(bool)
 
 
 def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
