@@ -394,9 +394,9 @@ def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: 
             else:
                 cards_in(seed, level + 1)
 
-    _, labels = cv2.connectedComponents((blurred > CORE_LEVELS[0]).astype(np.uint8))
-    for k, pts in _pixels_by_label(labels).items():
-        if len(pts) >= CORE_LEAST_PIXELS:
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((blurred > CORE_LEVELS[0]).astype(np.uint8))
+    for k in range(1, n):
+        if stats[k, cv2.CC_STAT_AREA] >= CORE_LEAST_PIXELS:
             cards_in(labels == k, 0)
     return out
 
@@ -425,18 +425,6 @@ def paper_step(p: np.ndarray, quad: np.ndarray) -> float:
     if not within.any() or not ring.any():
         return 0.0
     return float(crop[within].mean() - crop[ring].mean()) / 255.0
-
-
-def _pixels_by_label(labels: np.ndarray) -> dict[int, np.ndarray]:
-    """label -> (x, y) float32 of its pixels, for every label but 0."""
-    flat = labels.ravel()
-    idx = np.flatnonzero(flat)
-    if not len(idx):
-        return {}
-    idx = idx[np.argsort(flat[idx], kind="stable")]
-    keys, starts = np.unique(flat[idx], return_index=True)
-    xy = np.stack([idx % labels.shape[1], idx // labels.shape[1]], axis=1).astype(np.float32)
-    return {int(k): xy[a:b] for k, a, b in zip(keys, starts, list(starts[1:]) + [len(idx)])}
 
 
 def size_prior(cands: list[tuple[np.ndarray, float]],
