@@ -6,8 +6,9 @@ mirrored across that end (every card has the same size, and a neighbour is
 seen at nearly the same scale), turned about the end by up to 30 degrees,
 and once more laid along the body that runs on beyond the end (`along_body`).
 Each guess is moved onto the strongest nearby edges and read by the
-recogniser; it is kept only when read as a face one of whose connecting ends
-meets the card it was guessed from.  On paper of the table's own colour, or
+recogniser (one it reads as no face is moved a little each way and read
+again, `nudged`); it is kept only when read as a face one of whose connecting
+ends meets the card it was guessed from.  On paper of the table's own colour, or
 in a row of touching cards, the finder has no outline to go on; this needs
 none.
 """
@@ -39,6 +40,7 @@ SAME_AS_TABLE = 10.0  # 8-bit Lab units: beyond an end, this close to what lies 
 MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
 INK = 30.0           # Lab units from the card's paper: the snake's body (or a table unlike the paper)
 MOST_INK = 0.6       # share of the edge's width beyond it that is ink: more is a table unlike the paper
+NUDGE = 0.05         # of its sides: how far a guess not read as a face is moved each way and read again
 
 
 def open_ends(readings: list[CardReading]) -> list[tuple[int, int]]:
@@ -92,7 +94,7 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
                 continue
             aimed = along_body(image, known[i].outline, e)
             for g in [beyond(known[i].outline, e, turn) for turn in TURNS] + ([aimed] if aimed else []):
-                if g.corners.min() < 0 or g.corners[:, 0].max() >= w or g.corners[:, 1].max() >= h:
+                if not _in_picture(g, w, h):
                     continue
                 g = refine_corners(gray, g)
                 if _clashes(g, known):
@@ -103,9 +105,18 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             break
         best: dict[tuple[int, int], CardReading] = {}   # open end -> the surest card read beyond it
         read = {id(r.outline): r for r in recognise(image, guesses)}
+        # A guess inherits the error of the outline it was guessed from, and the recogniser reads
+        # a face only from an outline within a few hundredths of its sides: one not read as a
+        # face is read again moved a little each way.
+        again = [(src, n) for src, g in zip(sources, guesses)
+                 if not _guessable(read.get(id(g))) for n in nudged(g) if _in_picture(n, w, h)]
+        if again:
+            read.update({id(r.outline): r for r in recognise(image, [n for _, n in again])})
+            sources += [src for src, _ in again]
+            guesses += [n for _, n in again]
         for (i, e), g in zip(sources, guesses):
             r = read.get(id(g))
-            if r is None or r.kind not in GUESSABLE or not _meets(r, known[i]):
+            if not _guessable(r) or not _meets(r, known[i]):
                 continue
             if (i, e) not in best or r.confidence > best[i, e].confidence:
                 best[i, e] = r
@@ -120,6 +131,14 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             break
         known = [k for k in known if not any(_overlap(r.outline, k) for r in new)] + new
     return known
+
+
+def nudged(outline: CardOutline, share: float = NUDGE) -> list[CardOutline]:
+    """The outline moved by `share` of its sides along and across itself: eight neighbours."""
+    c = outline.corners
+    along, across = c[1] - c[0], c[3] - c[0]
+    return [CardOutline(c + share * (i * along + j * across), outline.score)
+            for i in (-1, 0, 1) for j in (-1, 0, 1) if i or j]
 
 
 def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutline | None:
@@ -208,6 +227,15 @@ def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
         return False
     beside = [p for p in (off((edge + 1) % 4), off((edge + 3) % 4)) if p is not None]
     return any(float(np.linalg.norm(ahead - p)) < SAME_AS_TABLE for p in beside)
+
+
+def _in_picture(outline: CardOutline, w: int, h: int) -> bool:
+    c = outline.corners
+    return c.min() >= 0 and c[:, 0].max() < w and c[:, 1].max() < h
+
+
+def _guessable(reading: CardReading | None) -> bool:
+    return reading is not None and reading.kind in GUESSABLE
 
 
 def _overlap(outline: CardOutline, reading: CardReading) -> bool:

@@ -154,6 +154,7 @@ def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer
     def matched():
         return len(set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"])) - covered)
 
-    assert matched() >= 7
+    found = matched()
+    assert found >= 7
     monkeypatch.setattr(find, "CORE_LEVELS", (0.5,))
-    assert matched() <= 5
+    assert matched() <= found - 2

@@ -80,7 +80,9 @@ def test_on_a_rendered_table_a_doubted_middle_is_read_again(monkeypatch, analyze
     scene, image, covered = development_table(11, "hard", 6)
     assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     monkeypatch.setattr(analyze, "refit_oversized_faces", lambda image, readings, recognise: readings)
-    assert "kind middle read as unknown" in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
+    # (the middle is then read as unknown, or read beyond its neighbour with an end wrong)
+    unrefitted = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert not unrefitted.tables_exact and any("middle" in m for m in unrefitted.mistakes)
 
 
 def _row_table():
@@ -123,3 +125,4 @@ def test_on_a_rendered_table_a_middle_outlined_with_part_of_the_next_gives_both(
     assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     monkeypatch.setattr(refit, "LONG_AREA", float("inf"))      # faces read whole left alone
     assert any(m.startswith("missed middle") for m in score_table(scene.truth, analyzer.analyze(image), covered).mistakes)
+
