@@ -20,7 +20,7 @@ from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import FACE_KINDS, MODELS_DIR, CardReading, Recogniser, distinct_middle_colours
-from .refit import refit_oversized_faces
+from .refit import pairs_read_apart, refit_oversized_faces
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
@@ -49,10 +49,12 @@ class Analyzer:
         outlines = find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
         readings = self._recognise(image, outlines)
         read = {id(r.outline) for r in readings}
+        unread = [o for o in outlines if id(o) not in read]
         readings = without_cloth(image, readings)
         # a fan of face-down cards outlined whole: its top card, the one that lies whole
-        readings = top_cards_of_fans(image, readings, [o for o in outlines if id(o) not in read],
-                                     self._recognise)
+        readings = top_cards_of_fans(image, readings, unread, self._recognise)
+        # two cards end to end outlined as one: each half read
+        readings = pairs_read_apart(image, readings, unread, self._recognise)
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, self._recognise)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends

@@ -19,8 +19,9 @@ import cv2
 import numpy as np
 
 from .fans import card_on_edges, card_size_near
-from .find import refine_corners
+from .find import PAIR_ASPECT, refine_corners
 from .outline import CardOutline, order_corners, polygon_iou, share_inside
+from .quads import apparent_aspect
 from .recognise import FACE_KINDS, CardReading
 
 OVERSIZED = 1.15    # cards: a doubted face's outline this large holds more than its card
@@ -31,6 +32,8 @@ LONGER = 1.3        # its long side over its short, against the cards around
 SEAM_ON_EDGE = 0.5  # the least share of its sides on edges (a seam between cards shows faintly)
 APART = 0.2         # overlap with another reading under which a refitted card is not that one
 INSIDE = 0.85       # the least share of a refitted card inside the outline it replaces
+PAIR_LONGER = 1.5   # an outline of two cards end to end is this much longer against its width
+                    # than the faces read, at least (twice, less what the view squeezes)
 
 
 def refit_oversized_faces(image: np.ndarray, readings: list[CardReading],
@@ -71,6 +74,38 @@ def refit_oversized_faces(image: np.ndarray, readings: list[CardReading],
             if reading.kind in FACE_KINDS:
                 out[i] = reading
     return out
+
+
+def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline],
+                     recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
+                     ) -> list[CardReading]:
+    """`readings` and the faces read in the halves of outlines the recogniser turned down
+    that are twice as long as wide (`find.PAIR_ASPECT`) and far longer than the faces read
+    (`PAIR_LONGER`): cards nearly square, lying end to end with no seam the finder could see,
+    outlined as one.  Read as one card, a pair is read as none, and with no face there
+    `extend` has no end to follow.  (Where the deck's cards are themselves twice as long as
+    wide, such an outline is one card the recogniser doubted, and its halves are no cards.)"""
+    faces = [r.outline.long_side / r.outline.short_side for r in readings if r.kind in FACE_KINDS]
+    if not faces:
+        return readings
+    longest = max(PAIR_ASPECT, PAIR_LONGER * float(np.median(faces)))
+    halves = [half for outline in unread if apparent_aspect(outline.corners) >= longest
+              for half in _halves(outline)]
+    out = list(readings)
+    for reading in recognise(image, halves) if halves else []:
+        if reading.kind in FACE_KINDS and \
+                not any(polygon_iou(reading.outline.corners, r.outline.corners) > APART for r in out):
+            out.append(reading)
+    return out
+
+
+def _halves(outline: CardOutline) -> list[CardOutline]:
+    """The outline cut in two across its long sides, at their middles."""
+    e = outline.edge_lengths
+    c = outline.corners if e[0] + e[2] >= e[1] + e[3] else np.roll(outline.corners, -1, axis=0)
+    a, b = (c[0] + c[1]) / 2.0, (c[3] + c[2]) / 2.0
+    return [CardOutline(order_corners(np.array(q)), outline.score)
+            for q in ((c[0], a, b, c[3]), (a, c[1], c[2], b))]
 
 
 def _holds_more(reading: CardReading, short: float, long_: float) -> bool:

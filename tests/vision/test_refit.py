@@ -126,3 +126,50 @@ def test_on_a_rendered_table_a_middle_outlined_with_part_of_the_next_gives_both(
     monkeypatch.setattr(refit, "LONG_AREA", float("inf"))      # faces read whole left alone
     assert any(m.startswith("missed middle") for m in score_table(scene.truth, analyzer.analyze(image), covered).mistakes)
 
+
+def _reads_squares(asked):
+    """A stand-in recogniser that reads a middle in any outline about as wide as long (a square
+    card) and nothing in a longer one."""
+    def read(image, outlines):
+        asked.extend(outlines)
+        return [CardReading(o, "middle", [], [], 0.5, {"middle": 0.8}) for o in outlines
+                if o.long_side / o.short_side < 1.3]
+    return read
+
+
+def _square(x, y, side=60.0):
+    return np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], float)
+
+
+def test_two_square_cards_outlined_as_one_are_read_from_its_halves():
+    from companion.vision.refit import pairs_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    pair = CardOutline(np.array([[100, 100], [220, 100], [220, 160], [100, 160]], float))
+    faces = [_reading(_square(300, 20), "middle"), _reading(_square(300, 180), "tail")]
+    asked = []
+    got = pairs_read_apart(image, faces, [pair], _reads_squares(asked))
+    assert got[:2] == faces and len(got) == 4
+    halves = sorted(got[2:], key=lambda r: r.outline.centre[0])
+    assert polygon_iou(halves[0].outline.corners, _square(100, 100)) > 0.99
+    assert polygon_iou(halves[1].outline.corners, _square(160, 100)) > 0.99
+
+
+def test_an_outline_no_longer_than_the_deck_s_own_cards_is_not_cut_in_two():
+    from companion.vision.refit import pairs_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    long_card = CardOutline(np.array([[100, 100], [220, 100], [220, 160], [100, 160]], float))
+    # the faces read are themselves twice as long as wide: the outline is one such card, doubted
+    faces = [_reading(np.array([[300, 20], [330, 20], [330, 80], [300, 80]], float), "middle")]
+    asked = []
+    assert pairs_read_apart(image, faces, [long_card], _reads_squares(asked)) == faces
+    assert asked == []
+
+
+def test_on_a_rendered_table_cards_outlined_in_pairs_are_read_apart(monkeypatch, analyzer,
+                                                                    development_table):
+    from companion.bench.metrics import score_table
+    scene, image, covered = development_table(7, "hard", 75)
+    found = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert found.matched == found.found_cards   # every half read is a card
+    monkeypatch.setattr(analyze, "pairs_read_apart", lambda image, readings, unread, recognise: readings)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 2
