@@ -50,13 +50,15 @@ def match_cards(truth: list[dict], found: list[dict]) -> dict[int, int]:
 def score_table(truth: dict, found: dict, hidden: frozenset[int] = frozenset()) -> Score:
     """Score one table.  `hidden` truth cards (mostly covered, e.g. inside a fan of
     face-down cards) are not required: missing them costs nothing, and finding
-    them is neither a false find nor counted."""
+    them is neither a false find nor counted.  The required cards are matched
+    first: the top card of a fan, found, often overlaps the card just beneath it
+    (turned a few degrees) a little more than itself, and is still that top card."""
     s = Score(tables=1)
-    m = match_cards(truth["cards"], found["cards"])
-    drop_found = {m[i] for i in hidden if i in m}
     tcards = [c for c in truth["cards"] if c["id"] not in hidden]
+    m = match_cards(tcards, found["cards"])
+    rest = [c for c in found["cards"] if c["id"] not in set(m.values())]
+    drop_found = set(match_cards([c for c in truth["cards"] if c["id"] in hidden], rest).values())
     fcards = [c for c in found["cards"] if c["id"] not in drop_found]
-    m = {t: f for t, f in m.items() if t not in hidden}
     s.truth_cards, s.found_cards = len(tcards), len(fcards)
     s.matched = len(m)
     fby = {c["id"]: c for c in fcards}

@@ -53,6 +53,17 @@ def test_covered_cards_are_not_required_and_not_false_finds():
     assert (s.truth_cards, s.found_cards, s.matched) == (2, 2, 2)
 
 
+def test_a_required_card_is_matched_before_a_covered_one_it_overlaps_less():
+    # a fan: the covered card lies a little to the left of the top card, and the outline
+    # found lies between them, nearer the covered one; it is the top card, found
+    truth = copy.deepcopy(TRUTH)
+    truth["cards"].append(_card(3, "back", [], 180.0))
+    found = copy.deepcopy(TRUTH)
+    found["cards"][2] = _card(2, "back", [], 186.0)
+    s = score_table(truth, found, hidden=frozenset({3}))
+    assert (s.truth_cards, s.found_cards, s.matched) == (3, 3, 3) and s.tables_exact == 1
+
+
 class _SeesNothing:
     """An analyzer that finds no card: the figures then describe only the scenes rendered."""
 
