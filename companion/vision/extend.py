@@ -25,7 +25,7 @@ from companion.game.deck import Deck
 
 from .features import paper_colour, warp_card
 from .find import refine_corners
-from .outline import CardOutline, order_corners, polygon_iou
+from .outline import CardOutline, in_picture, nudged, order_corners, polygon_iou
 from .recognise import CardReading
 
 TURNS = (0.0, -15.0, 15.0, -30.0, 30.0)   # degrees a neighbour is turned about the shared end
@@ -40,7 +40,6 @@ SAME_AS_TABLE = 10.0  # 8-bit Lab units: beyond an end, this close to what lies 
 MAX_ROUNDS = 8       # cards followed along one row (each round guesses beyond the last found)
 INK = 30.0           # Lab units from the card's paper: the snake's body (or a table unlike the paper)
 MOST_INK = 0.6       # share of the edge's width beyond it that is ink: more is a table unlike the paper
-NUDGE = 0.05         # of its sides: how far a guess not read as a face is moved each way and read again
 
 
 def open_ends(readings: list[CardReading]) -> list[tuple[int, int]]:
@@ -82,7 +81,6 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
     say) is read `unknown`, while its neighbour says where the whole card lies.
     """
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    h, w = gray.shape
     known = list(readings)
     tried: set[tuple[int, int]] = set()
     for _ in range(MAX_ROUNDS):
@@ -94,7 +92,7 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
                 continue
             aimed = along_body(image, known[i].outline, e)
             for g in [beyond(known[i].outline, e, turn) for turn in TURNS] + ([aimed] if aimed else []):
-                if not _in_picture(g, w, h):
+                if not in_picture(g, gray.shape):
                     continue
                 g = refine_corners(gray, g)
                 if _clashes(g, known):
@@ -105,11 +103,10 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             break
         best: dict[tuple[int, int], CardReading] = {}   # open end -> the surest card read beyond it
         read = {id(r.outline): r for r in recognise(image, guesses)}
-        # A guess inherits the error of the outline it was guessed from, and the recogniser reads
-        # a face only from an outline within a few hundredths of its sides: one not read as a
-        # face is read again moved a little each way.
+        # A guess inherits the error of the outline it was guessed from: one not read as a
+        # face is read again moved a little each way (`outline.nudged`).
         again = [(src, n) for src, g in zip(sources, guesses)
-                 if not _guessable(read.get(id(g))) for n in nudged(g) if _in_picture(n, w, h)]
+                 if not _guessable(read.get(id(g))) for n in nudged(g) if in_picture(n, gray.shape)]
         if again:
             read.update({id(r.outline): r for r in recognise(image, [n for _, n in again])})
             sources += [src for src, _ in again]
@@ -131,14 +128,6 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             break
         known = [k for k in known if not any(_overlap(r.outline, k) for r in new)] + new
     return known
-
-
-def nudged(outline: CardOutline, share: float = NUDGE) -> list[CardOutline]:
-    """The outline moved by `share` of its sides along and across itself: eight neighbours."""
-    c = outline.corners
-    along, across = c[1] - c[0], c[3] - c[0]
-    return [CardOutline(c + share * (i * along + j * across), outline.score)
-            for i in (-1, 0, 1) for j in (-1, 0, 1) if i or j]
 
 
 def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutline | None:
@@ -227,11 +216,6 @@ def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
         return False
     beside = [p for p in (off((edge + 1) % 4), off((edge + 3) % 4)) if p is not None]
     return any(float(np.linalg.norm(ahead - p)) < SAME_AS_TABLE for p in beside)
-
-
-def _in_picture(outline: CardOutline, w: int, h: int) -> bool:
-    c = outline.corners
-    return c.min() >= 0 and c[:, 0].max() < w and c[:, 1].max() < h
 
 
 def _guessable(reading: CardReading | None) -> bool:

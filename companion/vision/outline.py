@@ -59,6 +59,25 @@ class CardOutline:
         return CardOutline(self.corners * factor, self.score)
 
 
+# The recogniser reads a face only from an outline within a few hundredths of its sides, and
+# an outline guessed from a neighbour, or fitted to a ragged region, is often further off.
+NUDGE = 0.05   # of its sides: how far an outline read as no face is moved each way to be read again
+
+
+def nudged(outline: CardOutline, share: float = NUDGE) -> list[CardOutline]:
+    """The outline moved by `share` of its sides along and across itself: eight neighbours."""
+    c = outline.corners
+    along, across = c[1] - c[0], c[3] - c[0]
+    return [CardOutline(c + share * (i * along + j * across), outline.score)
+            for i in (-1, 0, 1) for j in (-1, 0, 1) if i or j]
+
+
+def in_picture(outline: CardOutline, shape: tuple[int, ...]) -> bool:
+    """Whether every corner lies inside a picture of this shape (rows, columns, ...)."""
+    c = outline.corners
+    return c.min() >= 0 and c[:, 0].max() < shape[1] and c[:, 1].max() < shape[0]
+
+
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
     inter, area_a, area_b = _overlap(a, b)
     union = area_a + area_b - inter

@@ -1,4 +1,4 @@
-"""A second look at faces whose outline holds more than their card.
+"""A second look at outlines whose first reading lost a card.
 
 A face whose outline takes in part of its neighbour (a row cut at the wrong
 seam, two cards fitted as one) is read with the neighbour's paper and ink at
@@ -9,7 +9,12 @@ mostly holds, and the part of the next card is lost with it.  Either way the
 snake it lies in is broken there.  Inside such an outline, the card-sized
 rectangle whose sides lie most on edges (the fans' search) is read again; it
 replaces the reading when it reads as a face, and `extend` then finds the
-neighbour beyond its open end.
+neighbour beyond its open end (`refit_oversized_faces`).
+
+Outlines the recogniser turned down get a second look too: two nearly square
+cards outlined as one are read as two halves (`pairs_read_apart`), and a card
+outlined a few hundredths of its sides off is read again moved a little each
+way (`turned_down_read_again`).
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import numpy as np
 
 from .fans import card_on_edges, card_size_near
 from .find import PAIR_ASPECT, refine_corners
-from .outline import CardOutline, order_corners, polygon_iou, share_inside
+from .outline import CardOutline, in_picture, nudged, order_corners, polygon_iou, share_inside
 from .quads import apparent_aspect
 from .recognise import FACE_KINDS, CardReading
 
@@ -32,6 +37,7 @@ LONGER = 1.3        # its long side over its short, against the cards around
 SEAM_ON_EDGE = 0.5  # the least share of its sides on edges (a seam between cards shows faintly)
 APART = 0.2         # overlap with another reading under which a refitted card is not that one
 INSIDE = 0.85       # the least share of a refitted card inside the outline it replaces
+CARD_SIZED = 0.7    # an outline of this share of the cards around, or of its inverse, is one card's
 PAIR_LONGER = 1.5   # an outline of two cards end to end is this much longer against its width
                     # than the faces read, at least (twice, less what the view squeezes)
 
@@ -96,6 +102,34 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
         if reading.kind in FACE_KINDS and \
                 not any(polygon_iou(reading.outline.corners, r.outline.corners) > APART for r in out):
             out.append(reading)
+    return out
+
+
+def turned_down_read_again(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline],
+                           recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
+                           ) -> list[CardReading]:
+    """`readings` and the faces read in the finder's card-sized outlines that the recogniser
+    turned down, each moved a little each way (`outline.nudged`) and read again: an outline
+    fitted to a ragged region (a card's paper on a cloth of its colour) is often a few
+    hundredths of its sides off, and the recogniser then reads the card as nothing.  Of
+    each outline's moves the surest face is kept, if it overlaps nothing read."""
+    faces = [r for r in readings if r.kind in FACE_KINDS]
+    tries: list[tuple[int, CardOutline]] = []
+    for k, outline in enumerate(unread if faces else ()):
+        short, long_ = card_size_near(outline.centre, faces)
+        if CARD_SIZED <= outline.area / (short * long_) <= 1.0 / CARD_SIZED and \
+                not any(polygon_iou(outline.corners, r.outline.corners) > APART for r in readings):
+            tries += [(k, n) for n in nudged(outline) if in_picture(n, image.shape)]
+    read = {id(r.outline): r for r in recognise(image, [n for _, n in tries])} if tries else {}
+    surest: dict[int, CardReading] = {}
+    for k, n in tries:
+        r = read.get(id(n))
+        if r is not None and r.kind in FACE_KINDS and (k not in surest or r.confidence > surest[k].confidence):
+            surest[k] = r
+    out = list(readings)
+    for r in sorted(surest.values(), key=lambda r: -r.confidence):
+        if not any(polygon_iou(r.outline.corners, o.outline.corners) > APART for o in out):
+            out.append(r)
     return out
 
 

@@ -127,15 +127,6 @@ def test_no_body_is_followed_where_the_table_is_as_unlike_the_paper_as_ink():
     assert along_body(img, CARD, 1) is None
 
 
-def test_a_guess_is_nudged_by_a_share_of_its_sides_each_way():
-    from companion.vision.extend import nudged
-    moved = nudged(CARD, 0.05)
-    assert len(moved) == 8
-    shifts = {tuple(np.round(m.centre - CARD.centre, 6)) for m in moved}
-    assert shifts == {(dx, dy) for dx in (-4.5, 0.0, 4.5) for dy in (-3.0, 0.0, 3.0)} - {(0.0, 0.0)}
-    assert all(m.area == pytest.approx(CARD.area) for m in moved)
-
-
 def test_on_a_rendered_table_a_guess_read_as_no_face_is_read_again_moved_a_little(
         analyzer, monkeypatch, development_table):
     """A hard development table whose every card is read only when a guess beyond a

@@ -173,3 +173,45 @@ def test_on_a_rendered_table_cards_outlined_in_pairs_are_read_apart(monkeypatch,
     assert found.matched == found.found_cards   # every half read is a card
     monkeypatch.setattr(analyze, "pairs_read_apart", lambda image, readings, unread, recognise: readings)
     assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 2
+
+
+def _reads_only_near(card, asked, within=2.0):
+    """A stand-in recogniser that reads a middle only in an outline whose corners all lie
+    within `within` px of `card`'s, as the real one reads a face only from a close outline."""
+    def read(image, outlines):
+        asked.extend(outlines)
+        return [CardReading(o, "middle", [], [], 0.5, {"middle": 0.8}) for o in outlines
+                if np.abs(o.corners - card).max() <= within]
+    return read
+
+
+def test_a_card_outlined_a_little_off_is_read_from_a_nudged_outline():
+    from companion.vision.refit import turned_down_read_again
+    image = np.zeros((300, 400, 3), np.uint8)
+    card = _card(100, 100)
+    off = CardOutline(card + [0.05 * SHORT, 0.0])           # 3 px to the right of the card
+    faces = [_reading(_card(300, 20), "middle"), _reading(_card(300, 180), "tail")]
+    got = turned_down_read_again(image, faces, [off], _reads_only_near(card, []))
+    assert got[:2] == faces and len(got) == 3
+    assert np.abs(got[2].outline.corners - card).max() < 1e-6
+
+
+def test_only_card_sized_outlines_lying_apart_from_every_reading_are_read_again():
+    from companion.vision.refit import turned_down_read_again
+    image = np.zeros((300, 400, 3), np.uint8)
+    faces = [_reading(_card(300, 20), "middle"), _reading(_card(300, 180), "tail")]
+    tiny = CardOutline(_card(100, 100) * [0.5, 0.5])         # a quarter of a card
+    on_a_face = CardOutline(_card(302, 24))
+    asked = []
+    assert turned_down_read_again(image, faces, [tiny, on_a_face], _reads_only_near(_card(0, 0), asked)) == faces
+    assert asked == []
+
+
+def test_on_a_rendered_table_a_card_turned_down_is_read_moved_a_little(monkeypatch, analyzer,
+                                                                      development_table):
+    from companion.bench.metrics import score_table
+    scene, image, covered = development_table(13, "hard", 46)
+    found = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert found.matched == found.truth_cards == found.found_cards
+    monkeypatch.setattr(analyze, "turned_down_read_again", lambda image, readings, unread, recognise: readings)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).matched < found.matched
