@@ -19,7 +19,8 @@ from .fans import top_cards_of_fans
 from .find import find_cards
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
-from .recognise import FACE_KINDS, MODELS_DIR, CardReading, Recogniser, distinct_middle_colours
+from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
+                        distinct_middle_colours)
 from .refit import pairs_read_apart, refit_oversized_faces, turned_down_read_again
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
@@ -62,6 +63,10 @@ class Analyzer:
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
         readings = distinct_middle_colours(readings, self.recogniser.colours)
+        # an end split between two colours: the one this picture's sure ends of them say (a
+        # calibrated deck's colours are the profile's, measured under this very light)
+        if self.adapter is None:
+            readings = colours_by_the_table(readings, self.recogniser.colours)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))

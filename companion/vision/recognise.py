@@ -29,6 +29,11 @@ MODEL_FILE = "recognition.joblib"
 KINDS = ("head", "tail", "middle", "rainbow_head", "rainbow_tail", "back", "unknown", "none")
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 FACE_KINDS = ("middle",) + ONE_END
+# Ends settled by the table's own colours (`colours_by_the_table`):
+DOUBT = 0.3        # an end whose second likeliest colour is this likely against its likeliest
+SURE = 0.9         # an end read this surely shows where its colour lies in this picture
+SURE_ENDS = 2      # ... and this many of them, at least
+FAR = 15.0         # balanced a, b units from a colour's sure ends: not that colour
 # The evidence a face guess shows, each signed so that larger is less like a Hisss face:
 # the kind model's conviction, its weakest claimed connecting edge, its surest stray
 # one, how unlike the training faces of its kind it is, and how surely its weakest
@@ -151,6 +156,8 @@ class CardReading:
     edge_order: tuple[int, ...] = ()   # outline edge indices of the ends, in the order of colours
     # the colour model's probabilities at each end, in the order of colours
     colour_probs: tuple[np.ndarray, ...] = field(default=(), compare=False)
+    # the balanced Lab colour measured at each end, in the order of colours
+    end_labs: tuple[np.ndarray, ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -218,6 +225,53 @@ def distinct_middle_colours(readings: list[CardReading], colours: list[str]) -> 
             r = replace(r, colours=[str(colours[a]), str(colours[b])], confidence=round(r.confidence * float(sure), 4))
         out.append(r)
     return out
+
+
+def colours_by_the_table(readings: list[CardReading], colours: list[str]) -> list[CardReading]:
+    """`readings`, each end the colour model was unsure of (`DOUBT`) given whichever of its two
+    likeliest colours the table's own sure ends (`SURE`) of that colour lie nearer in hue.
+
+    A lamp, a camera or a printing moves every card's orange the same way, and
+    where it moves it towards red the model splits an orange end between the
+    two; the ends of this picture read surely show where its orange and its red
+    lie (the balanced a, b of `features.end_features`).  When only one of the
+    two colours has sure ends here and the doubtful end lies far from them
+    (`FAR`), it is the other.  A middle left with one colour at both ends keeps
+    what it was read as."""
+    names = [str(c) for c in colours]
+    sure: dict[str, list[np.ndarray]] = {}
+    for r in readings:
+        for name, p, lab in zip(r.colours, r.colour_probs, r.end_labs):
+            if float(p.max()) >= SURE:
+                sure.setdefault(name, []).append(lab[1:])
+    centre = {name: np.mean(labs, axis=0) for name, labs in sure.items() if len(labs) >= SURE_ENDS}
+    if not centre:
+        return readings
+    out = []
+    for r in readings:
+        now = [_nearer(name, p, lab, names, centre) for name, p, lab in zip(r.colours, r.colour_probs, r.end_labs)]
+        if now == list(r.colours) or (r.kind == "middle" and len(set(now)) < 2):
+            out.append(r)
+        else:
+            out.append(replace(r, colours=now))
+    return out
+
+
+def _nearer(name: str, p: np.ndarray, lab: np.ndarray, names: list[str], centre: dict) -> str:
+    """Of an end's two likeliest colours, the one whose sure ends lie nearer (see above)."""
+    first, second = np.argsort(-p)[:2]
+    if p[second] < DOUBT * p[first]:
+        return name
+    a, b = names[first], names[second]
+    da = float(np.linalg.norm(lab[1:] - centre[a])) if a in centre else None
+    db = float(np.linalg.norm(lab[1:] - centre[b])) if b in centre else None
+    if da is not None and db is not None:
+        return b if db < da else a
+    if da is not None and da > FAR:
+        return b
+    if db is not None and db > FAR:
+        return a
+    return name
 
 
 class Recogniser:
@@ -336,12 +390,13 @@ class Recogniser:
                 edge_ids = (k,)
             else:
                 edge_ids = ()
-            colours, colour_probs = [], []
+            colours, colour_probs, end_labs = [], [], []
             for e in edge_ids:
                 if (i, e) in colour_of:
                     name, p, pr = colour_of[(i, e)]
                     colours.append(str(name))
                     colour_probs.append(pr)
+                    end_labs.append(edge_rows[i, e, :3].astype(np.float32))
                     conf *= p
             mids = o.edge_midpoints
             ends = [[round(float(mids[e][0]), 1), round(float(mids[e][1]), 1)] for e in edge_ids]
@@ -350,5 +405,5 @@ class Recogniser:
                 conf *= float(max(p_edge[i][e], 1e-3)) ** 0.5
             out.append(CardReading(o, kind, colours, ends, round(conf, 4),
                                    {c: round(float(p), 4) for c, p in zip(self.kinds, p_kind[i])},
-                                   edge_ids, tuple(colour_probs)))
+                                   edge_ids, tuple(colour_probs), tuple(end_labs)))
         return out

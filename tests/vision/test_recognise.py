@@ -200,5 +200,61 @@ def test_on_a_rendered_table_a_middle_read_red_at_both_ends_is_read_as_its_two_c
     scene, image, covered = development_table(11, "easy", 42)
     assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     monkeypatch.setattr(analyze, "distinct_middle_colours", lambda readings, colours: readings)
+    monkeypatch.setattr(analyze, "colours_by_the_table", lambda readings, colours: readings)  # (mends it too)
     mistakes = score_table(scene.truth, analyzer.analyze(image), covered).mistakes
     assert "end orange of middle read as ['red', 'red']" in mistakes
+
+
+def _with_labs(reading, *labs):
+    from dataclasses import replace
+    return replace(reading, end_labs=tuple(np.array(lab, np.float32) for lab in labs))
+
+
+RED_LAB, ORANGE_LAB = (35.0, 59.0, 25.0), (40.0, 40.0, 55.0)
+
+
+def test_an_end_split_between_two_colours_takes_the_one_whose_sure_ends_it_lies_nearer():
+    from companion.vision.recognise import colours_by_the_table
+    colours = ["red", "orange", "yellow"]
+    sure_red = _with_labs(_middle([0.97, 0.02, 0.01], [0.01, 0.01, 0.98], colours), RED_LAB, (66, -4, 68))
+    sure_orange = _with_labs(_middle([0.02, 0.96, 0.02], [0.01, 0.01, 0.98], colours), ORANGE_LAB, (66, -4, 68))
+    # read red by a hair, measured where this picture's orange lies
+    doubtful = _with_labs(_middle([0.55, 0.45, 0.0], [0.01, 0.01, 0.98], colours), (41, 42, 53), (66, -4, 68))
+    got = colours_by_the_table([sure_red, sure_red, sure_orange, sure_orange, doubtful], colours)
+    assert got[-1].colours == ["orange", "yellow"]
+    assert got[:4] == [sure_red, sure_red, sure_orange, sure_orange]
+    # an end the model is sure enough of is left alone, wherever it lies
+    clear = _with_labs(_middle([0.8, 0.2, 0.0], [0.01, 0.01, 0.98], colours), (41, 42, 53), (66, -4, 68))
+    assert colours_by_the_table([sure_red, sure_red, sure_orange, sure_orange, clear], colours)[-1] is clear
+
+
+def test_with_sure_ends_of_one_colour_only_a_doubtful_end_far_from_them_is_the_other():
+    from companion.vision.recognise import colours_by_the_table
+    colours = ["red", "orange", "yellow"]
+    sure_red = _with_labs(_middle([0.97, 0.02, 0.01], [0.01, 0.01, 0.98], colours), RED_LAB, (66, -4, 68))
+    far = _with_labs(_middle([0.55, 0.45, 0.0], [0.01, 0.01, 0.98], colours), (41, 42, 53), (66, -4, 68))
+    near = _with_labs(_middle([0.55, 0.45, 0.0], [0.01, 0.01, 0.98], colours), (36, 57, 28), (66, -4, 68))
+    got = colours_by_the_table([sure_red, sure_red, far, near], colours)
+    assert got[2].colours == ["orange", "yellow"] and got[3] is near
+    # nothing sure on the table: nothing to go by
+    assert colours_by_the_table([far, near], colours) == [far, near]
+
+
+def test_a_middle_is_never_given_one_colour_at_both_ends_by_the_table():
+    from companion.vision.recognise import colours_by_the_table
+    colours = ["red", "orange", "yellow"]
+    sure_orange = _with_labs(_middle([0.02, 0.96, 0.02], [0.01, 0.01, 0.98], colours), ORANGE_LAB, (66, -4, 68))
+    # red, then orange; the red end lies where orange does
+    middle = _with_labs(_middle([0.55, 0.45, 0.0], [0.02, 0.97, 0.01], colours), (41, 42, 53), ORANGE_LAB)
+    assert colours_by_the_table([sure_orange, sure_orange, middle], colours)[-1] is middle
+
+
+def test_on_a_rendered_table_an_end_split_between_two_colours_is_read_by_the_table(monkeypatch, analyzer,
+                                                                                 development_table):
+    import companion.vision.analyze as analyze
+    from companion.bench.metrics import score_table
+    scene, image, covered = development_table(11, "medium", 6)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
+    monkeypatch.setattr(analyze, "colours_by_the_table", lambda readings, colours: readings)
+    unaided = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert not unaided.tables_exact and unaided.ends_right == unaided.ends - 1
