@@ -14,7 +14,7 @@ neighbour beyond its open end (`refit_oversized_faces`).
 Outlines the recogniser turned down get a second look too: two nearly square
 cards outlined as one are read as two halves (`pairs_read_apart`), and a card
 outlined a few hundredths of its sides off is read again moved a little each
-way (`turned_down_read_again`).
+way (`read_again_nudged`), as is one read as `unknown`.
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ SEAM_ON_EDGE = 0.5  # the least share of its sides on edges (a seam between card
 APART = 0.2         # overlap with another reading under which a refitted card is not that one
 INSIDE = 0.85       # the least share of a refitted card inside the outline it replaces
 CARD_SIZED = 0.7    # an outline of this share of the cards around, or of its inverse, is one card's
+SURE_FACE = 0.5     # a face read this surely in a nudged outline replaces an `unknown` read there
 PAIR_LONGER = 1.5   # an outline of two cards end to end is this much longer against its width
                     # than the faces read, at least (twice, less what the view squeezes)
 
@@ -105,21 +106,28 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
     return out
 
 
-def turned_down_read_again(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline],
-                           recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
-                           ) -> list[CardReading]:
-    """`readings` and the faces read in the finder's card-sized outlines that the recogniser
-    turned down, each moved a little each way (`outline.nudged`) and read again: an outline
+def read_again_nudged(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline],
+                      recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
+                      ) -> list[CardReading]:
+    """`readings`, with a second look at the finder's card-sized outlines read as no card or
+    as `unknown`: each moved a little each way (`outline.nudged`) and read again.  An outline
     fitted to a ragged region (a card's paper on a cloth of its colour) is often a few
-    hundredths of its sides off, and the recogniser then reads the card as nothing.  Of
-    each outline's moves the surest face is kept, if it overlaps nothing read."""
+    hundredths of its sides off, and the recogniser then reads the card as nothing, or as
+    no Hisss face.  Of each outline's moves the surest face is kept: in place of an
+    `unknown` when read as surely as `SURE_FACE`, or beside the readings where it overlaps
+    none of them.  (Another game's card stays `unknown`, however it is moved.)"""
     faces = [r for r in readings if r.kind in FACE_KINDS]
-    tries: list[tuple[int, CardOutline]] = []
-    for k, outline in enumerate(unread if faces else ()):
+    if not faces:
+        return readings
+
+    def card_sized(outline: CardOutline) -> bool:
         short, long_ = card_size_near(outline.centre, faces)
-        if CARD_SIZED <= outline.area / (short * long_) <= 1.0 / CARD_SIZED and \
-                not any(polygon_iou(outline.corners, r.outline.corners) > APART for r in readings):
-            tries += [(k, n) for n in nudged(outline) if in_picture(n, image.shape)]
+        return CARD_SIZED <= outline.area / (short * long_) <= 1.0 / CARD_SIZED
+
+    looks = [(None, o) for o in unread if card_sized(o)
+             and not any(polygon_iou(o.corners, r.outline.corners) > APART for r in readings)]
+    looks += [(j, r.outline) for j, r in enumerate(readings) if r.kind == "unknown" and card_sized(r.outline)]
+    tries = [(k, n) for k, (_, o) in enumerate(looks) for n in nudged(o) if in_picture(n, image.shape)]
     read = {id(r.outline): r for r in recognise(image, [n for _, n in tries])} if tries else {}
     surest: dict[int, CardReading] = {}
     for k, n in tries:
@@ -127,8 +135,12 @@ def turned_down_read_again(image: np.ndarray, readings: list[CardReading], unrea
         if r is not None and r.kind in FACE_KINDS and (k not in surest or r.confidence > surest[k].confidence):
             surest[k] = r
     out = list(readings)
-    for r in sorted(surest.values(), key=lambda r: -r.confidence):
-        if not any(polygon_iou(r.outline.corners, o.outline.corners) > APART for o in out):
+    for k, r in sorted(surest.items(), key=lambda kr: -kr[1].confidence):
+        replaces = looks[k][0]
+        if replaces is not None:
+            if r.confidence >= SURE_FACE:
+                out[replaces] = r
+        elif not any(polygon_iou(r.outline.corners, o.outline.corners) > APART for o in out):
             out.append(r)
     return out
 

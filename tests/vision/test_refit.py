@@ -186,24 +186,24 @@ def _reads_only_near(card, asked, within=2.0):
 
 
 def test_a_card_outlined_a_little_off_is_read_from_a_nudged_outline():
-    from companion.vision.refit import turned_down_read_again
+    from companion.vision.refit import read_again_nudged
     image = np.zeros((300, 400, 3), np.uint8)
     card = _card(100, 100)
     off = CardOutline(card + [0.05 * SHORT, 0.0])           # 3 px to the right of the card
     faces = [_reading(_card(300, 20), "middle"), _reading(_card(300, 180), "tail")]
-    got = turned_down_read_again(image, faces, [off], _reads_only_near(card, []))
+    got = read_again_nudged(image, faces, [off], _reads_only_near(card, []))
     assert got[:2] == faces and len(got) == 3
     assert np.abs(got[2].outline.corners - card).max() < 1e-6
 
 
 def test_only_card_sized_outlines_lying_apart_from_every_reading_are_read_again():
-    from companion.vision.refit import turned_down_read_again
+    from companion.vision.refit import read_again_nudged
     image = np.zeros((300, 400, 3), np.uint8)
     faces = [_reading(_card(300, 20), "middle"), _reading(_card(300, 180), "tail")]
     tiny = CardOutline(_card(100, 100) * [0.5, 0.5])         # a quarter of a card
     on_a_face = CardOutline(_card(302, 24))
     asked = []
-    assert turned_down_read_again(image, faces, [tiny, on_a_face], _reads_only_near(_card(0, 0), asked)) == faces
+    assert read_again_nudged(image, faces, [tiny, on_a_face], _reads_only_near(_card(0, 0), asked)) == faces
     assert asked == []
 
 
@@ -213,5 +213,31 @@ def test_on_a_rendered_table_a_card_turned_down_is_read_moved_a_little(monkeypat
     scene, image, covered = development_table(13, "hard", 46)
     found = score_table(scene.truth, analyzer.analyze(image), covered)
     assert found.matched == found.truth_cards == found.found_cards
-    monkeypatch.setattr(analyze, "turned_down_read_again", lambda image, readings, unread, recognise: readings)
+    monkeypatch.setattr(analyze, "read_again_nudged", lambda image, readings, unread, recognise: readings)
     assert score_table(scene.truth, analyzer.analyze(image), covered).matched < found.matched
+
+
+def test_a_face_outlined_a_little_off_and_read_unknown_is_read_from_a_nudged_outline():
+    from companion.vision.refit import read_again_nudged
+    image = np.zeros((300, 400, 3), np.uint8)
+    card = _card(100, 100)
+    doubted = _reading(card + [0.0, 0.05 * LONG], "unknown", named="middle")   # 4.5 px low
+    faces = [_reading(_card(300, 20), "middle"), _reading(_card(300, 180), "tail")]
+    got = read_again_nudged(image, faces + [doubted], [], _reads_only_near(card, []))
+    assert got[:2] == faces and len(got) == 3
+    assert got[2].kind == "middle" and np.abs(got[2].outline.corners - card).max() < 1e-6
+    # another game's card reads as no face wherever it is moved: it stays as it was read
+    foreign = _reading(card, "unknown")
+    assert read_again_nudged(image, faces + [foreign], [], _reads_only_near(_card(0, 0), [])) == faces + [foreign]
+
+
+def test_on_a_rendered_table_a_face_read_unknown_is_read_from_a_nudged_outline(monkeypatch, analyzer,
+                                                                              development_table):
+    import companion.vision.refit as refit
+    from companion.bench.metrics import score_table
+    scene, image, covered = development_table(11, "hard", 13)
+    found = score_table(scene.truth, analyzer.analyze(image), covered)
+    monkeypatch.setattr(refit, "SURE_FACE", float("inf"))      # an `unknown` never replaced
+    unaided = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert found.kind_right > unaided.kind_right
+    assert any(m.endswith("read as unknown") for m in unaided.mistakes)
