@@ -21,7 +21,7 @@ from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
                         distinct_middle_colours)
-from .refit import pairs_read_apart, read_again_nudged, refit_oversized_faces
+from .refit import pairs_read_apart, refit_oversized_faces
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
@@ -56,8 +56,6 @@ class Analyzer:
         readings = top_cards_of_fans(image, readings, unread, self._recognise)
         # two cards end to end outlined as one: each half read
         readings = pairs_read_apart(image, readings, unread, self._recognise)
-        # a card outlined a little off, read as nothing or as another game's: read again moved
-        readings = read_again_nudged(image, readings, unread, self._recognise)
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, self._recognise)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends

@@ -12,9 +12,7 @@ replaces the reading when it reads as a face, and `extend` then finds the
 neighbour beyond its open end (`refit_oversized_faces`).
 
 Outlines the recogniser turned down get a second look too: two nearly square
-cards outlined as one are read as two halves (`pairs_read_apart`), and a card
-outlined a few hundredths of its sides off is read again moved a little each
-way (`read_again_nudged`), as is one read as `unknown`.
+cards outlined as one are read as two halves (`pairs_read_apart`).
 """
 from __future__ import annotations
 
@@ -25,7 +23,7 @@ import numpy as np
 
 from .fans import card_on_edges, card_size_near
 from .find import PAIR_ASPECT, refine_corners
-from .outline import CardOutline, in_picture, nudged, order_corners, polygon_iou, share_inside
+from .outline import CardOutline, order_corners, polygon_iou, share_inside
 from .quads import apparent_aspect
 from .recognise import FACE_KINDS, CardReading
 
@@ -37,8 +35,6 @@ LONGER = 1.3        # its long side over its short, against the cards around
 SEAM_ON_EDGE = 0.5  # the least share of its sides on edges (a seam between cards shows faintly)
 APART = 0.2         # overlap with another reading under which a refitted card is not that one
 INSIDE = 0.85       # the least share of a refitted card inside the outline it replaces
-CARD_SIZED = 0.7    # an outline of this share of the cards around, or of its inverse, is one card's
-SURE_FACE = 0.5     # a face read this surely in a nudged outline replaces an `unknown` read there
 PAIR_LONGER = 1.5   # an outline of two cards end to end is this much longer against its width
                     # than the faces read, at least (twice, less what the view squeezes)
 
@@ -103,45 +99,6 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
         if reading.kind in FACE_KINDS and \
                 not any(polygon_iou(reading.outline.corners, r.outline.corners) > APART for r in out):
             out.append(reading)
-    return out
-
-
-def read_again_nudged(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline],
-                      recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
-                      ) -> list[CardReading]:
-    """`readings`, with a second look at the finder's card-sized outlines read as no card or
-    as `unknown`: each moved a little each way (`outline.nudged`) and read again.  An outline
-    fitted to a ragged region (a card's paper on a cloth of its colour) is often a few
-    hundredths of its sides off, and the recogniser then reads the card as nothing, or as
-    no Hisss face.  Of each outline's moves the surest face is kept: in place of an
-    `unknown` when read as surely as `SURE_FACE`, or beside the readings where it overlaps
-    none of them.  (Another game's card stays `unknown`, however it is moved.)"""
-    faces = [r for r in readings if r.kind in FACE_KINDS]
-    if not faces:
-        return readings
-
-    def card_sized(outline: CardOutline) -> bool:
-        short, long_ = card_size_near(outline.centre, faces)
-        return CARD_SIZED <= outline.area / (short * long_) <= 1.0 / CARD_SIZED
-
-    looks = [(None, o) for o in unread if card_sized(o)
-             and not any(polygon_iou(o.corners, r.outline.corners) > APART for r in readings)]
-    looks += [(j, r.outline) for j, r in enumerate(readings) if r.kind == "unknown" and card_sized(r.outline)]
-    tries = [(k, n) for k, (_, o) in enumerate(looks) for n in nudged(o) if in_picture(n, image.shape)]
-    read = {id(r.outline): r for r in recognise(image, [n for _, n in tries])} if tries else {}
-    surest: dict[int, CardReading] = {}
-    for k, n in tries:
-        r = read.get(id(n))
-        if r is not None and r.kind in FACE_KINDS and (k not in surest or r.confidence > surest[k].confidence):
-            surest[k] = r
-    out = list(readings)
-    for k, r in sorted(surest.items(), key=lambda kr: -kr[1].confidence):
-        replaces = looks[k][0]
-        if replaces is not None:
-            if r.confidence >= SURE_FACE:
-                out[replaces] = r
-        elif not any(polygon_iou(r.outline.corners, o.outline.corners) > APART for o in out):
-            out.append(r)
     return out
 
 
