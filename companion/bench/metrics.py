@@ -56,7 +56,8 @@ def score_table(truth: dict, found: dict, hidden: frozenset[int] = frozenset()) 
     s = Score(tables=1)
     tcards = [c for c in truth["cards"] if c["id"] not in hidden]
     m = match_cards(tcards, found["cards"])
-    rest = [c for c in found["cards"] if c["id"] not in set(m.values())]
+    taken = set(m.values())
+    rest = [c for c in found["cards"] if c["id"] not in taken]
     drop_found = set(match_cards([c for c in truth["cards"] if c["id"] in hidden], rest).values())
     fcards = [c for c in found["cards"] if c["id"] not in drop_found]
     s.truth_cards, s.found_cards = len(tcards), len(fcards)

@@ -88,10 +88,10 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
     outlined as one.  Read as one card, a pair is read as none, and with no face there
     `extend` has no end to follow.  (Where the deck's cards are themselves twice as long as
     wide, such an outline is one card the recogniser doubted, and its halves are no cards.)"""
-    faces = [r.outline.long_side / r.outline.short_side for r in readings if r.kind in FACE_KINDS]
-    if not faces:
+    aspects = [r.outline.long_side / r.outline.short_side for r in readings if r.kind in FACE_KINDS]
+    if not aspects:
         return readings
-    longest = max(PAIR_ASPECT, PAIR_LONGER * float(np.median(faces)))
+    longest = max(PAIR_ASPECT, PAIR_LONGER * float(np.median(aspects)))
     halves = [half for outline in unread if apparent_aspect(outline.corners) >= longest
               for half in _halves(outline)]
     out = list(readings)
