@@ -5,6 +5,12 @@ tenth of a card width, neighbours turned up to about 30 degrees, slipped a
 little sideways) and each faces the other card.  Pairs are taken greedily,
 closest first, every end at most once.  The chains are then walked in
 physical order and judged by the same rules code as `judge`.
+
+A head or tail has one connecting end, but a card laid against its far edge
+(beyond the head, where nothing may be laid) lies in its snake all the same:
+that edge (`back`) touches a connecting end as an end would, and the rules
+code then reports the card laid beyond a closed end.  Two far edges touching
+join nothing: neither card was laid at the other.
 """
 from __future__ import annotations
 
@@ -39,11 +45,27 @@ class Snake:
     complete: bool
 
 
+def back(card: TableCard) -> tuple[float, float] | None:
+    """The middle of a head's or tail's far edge (across the card from its connecting end),
+    indexed after its ends; None for other cards."""
+    if not card.card.kind.is_end_piece or len(card.ends) != 1:
+        return None
+    (x, y), (cx, cy) = card.ends[0], card.centre
+    return 2.0 * cx - x, 2.0 * cy - y
+
+
+def sides(card: TableCard) -> range:
+    """The indices of a card's ends, its `back` included."""
+    return range(len(card.ends) + (back(card) is not None))
+
+
 def link_ends(cards: list[TableCard]) -> dict[tuple[int, int], tuple[int, int]]:
-    """(card id, end index) -> its partner, for every pair of ends that touch."""
+    """(card id, end index) -> its partner, for every pair of ends that touch
+    (a head's or tail's `back` has the index after its end)."""
     ends = []
     for c in cards:
-        for k, e in enumerate(c.ends):
+        far = back(c)
+        for k, e in enumerate(c.ends + ((far,) if far else ())):
             out = np.array(e) - np.array(c.centre)
             n = np.linalg.norm(out)
             ends.append((c, k, np.array(e, float), out / n if n > 0 else out))
@@ -53,7 +75,7 @@ def link_ends(cards: list[TableCard]) -> dict[tuple[int, int], tuple[int, int]]:
         ci, ki, pi, di = ends[i]
         for j in range(i + 1, len(ends)):
             cj, kj, pj, dj = ends[j]
-            if ci.id == cj.id:
+            if ci.id == cj.id or (ki == len(ci.ends) and kj == len(cj.ends)):
                 continue
             d = float(np.linalg.norm(pi - pj))
             scale = min(ci.short_side, cj.short_side)
@@ -98,7 +120,7 @@ def assemble(cards: list[TableCard]) -> tuple[list[Snake], list[dict]]:
         seen.add(start.id)
         cur, entry = start, free_end
         while True:
-            exits = [k for k in range(len(cur.ends)) if k != entry]
+            exits = [k for k in sides(cur) if k != entry]
             nxt = None
             for k in exits:
                 p = partner.get((cur.id, k))
@@ -112,7 +134,7 @@ def assemble(cards: list[TableCard]) -> tuple[list[Snake], list[dict]]:
             path.append((cur.id, entry))
 
     def free_ends(c: TableCard) -> list[int]:
-        return [k for k in range(len(c.ends)) if (c.id, k) not in partner]
+        return [k for k in sides(c) if (c.id, k) not in partner]
 
     # open chains first, from an end that nothing touches; heads first so snakes read head to tail
     starts = sorted(cards, key=lambda c: (not c.card.kind.is_head, not c.card.kind.is_end_piece, c.id))
@@ -120,12 +142,12 @@ def assemble(cards: list[TableCard]) -> tuple[list[Snake], list[dict]]:
         if c.id in seen:
             continue
         free = free_ends(c)
-        if len(free) == len(c.ends) and len(c.ends) > 0 and c.card.kind is Kind.MIDDLE:
-            path = walk(c, 0)  # a lone middle: read from its first end
-        elif c.card.kind.is_end_piece and not free:
+        if free:
+            # a head or tail is entered through its far edge when nothing lies beyond it, so
+            # that its snake runs on from its connecting end; a lone middle from its first end
+            path = walk(c, free[-1] if back(c) is not None else free[0])
+        elif not c.ends:
             path = walk(c, None)
-        elif free or not c.ends:
-            path = walk(c, free[0] if (free and c.card.kind is Kind.MIDDLE) else None)
         else:
             continue  # inside a chain; reached from its end
         snakes.append(_snake(path, by_id))

@@ -86,3 +86,31 @@ def test_head_and_tail_touching_is_reported():
     snakes, problems = assemble(cards)
     assert len(snakes) == 1 and not snakes[0].complete
     assert problems and problems[0]["code"] != "colour_mismatch"
+
+
+def test_a_card_laid_beyond_a_tail_lies_in_its_snake_and_is_reported():
+    # the tail closes the snake; the last middle was laid against its far edge all the same
+    cards = lay(["M-green-blue", "T-blue", "M-blue-yellow"], angles=[0, 15, -20], gap=4.0)
+    snakes, problems = assemble(cards)
+    assert len(snakes) == 1 and sorted(snakes[0].cards) == [0, 1, 2]
+    assert [c.code for c in snakes[0].chain][1] == "T-blue"
+    assert [p["code"] for p in problems] == ["closed_end"] and sorted(problems[0]["cards"]) == [0, 1, 2]
+
+
+def test_a_card_laid_beyond_a_lone_head_is_read_after_it():
+    head = lay(["H-red"])                       # its neck (connecting end) faces right, nothing there
+    far_edge = head[0].centre[0] - (head[0].ends[0][0] - head[0].centre[0])
+    beyond = lay(["M-red-blue"], start=(far_edge, 100.0), angles=[180], first_id=1)
+    snakes, problems = assemble(head + beyond)
+    assert len(snakes) == 1 and snakes[0].cards == (0, 1)
+    assert [p["code"] for p in problems] == []   # a head then a middle: nothing inside the snake yet
+    # a middle laid at its neck instead makes an ordinary snake; the far edge stays free
+    neck = lay(["H-red", "M-red-blue"])
+    assert [codes_of(s) for s in assemble(neck)[0]] == [["H-red", "M-red-blue"]]
+
+
+def test_two_far_edges_touching_join_nothing():
+    right = lay(["H-red"])                      # far edge at x=100, facing left
+    left = [TableCard(1, Card.parse("T-blue"), ((10.0, 100.0),), (55.0, 100.0), W)]   # far edge at x=100
+    snakes, problems = assemble(right + left)
+    assert sorted(s.cards for s in snakes) == [(0,), (1,)] and problems == []
