@@ -14,6 +14,7 @@ from companion.game.deck import load_deck
 
 from .assemble import Snake, TableCard, assemble
 from .cloth import cloth_cells
+from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
 from .find import find_cards
@@ -45,6 +46,9 @@ class Analyzer:
     def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
+        if self.adapter is None:
+            # (a calibrated deck's colours were measured in its photo as that was exposed)
+            image = well_exposed(image)
         # a calibrated deck's light: a lamp outside every trained light hides cards from the finder
         seen = self.adapter.finder_view(image) if self.adapter is not None else image
         outlines = find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
