@@ -47,10 +47,11 @@ class Analyzer:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
         if self.adapter is None:
-            # (a calibrated deck's colours were measured in its photo as that was exposed)
-            image = well_exposed(image)
-        # a calibrated deck's light: a lamp outside every trained light hides cards from the finder
-        seen = self.adapter.finder_view(image) if self.adapter is not None else image
+            image = seen = well_exposed(image)
+        else:
+            # a calibrated deck's colours were measured in its photo as that was exposed; its
+            # light, though, when outside every trained light, hides cards from the finder
+            seen = self.adapter.finder_view(image)
         outlines = find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
         readings = self._recognise(image, outlines)
         read = {id(r.outline) for r in readings}
