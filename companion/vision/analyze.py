@@ -13,6 +13,7 @@ import numpy as np
 from companion.game.deck import load_deck
 
 from .assemble import Snake, TableCard, assemble
+from .bodies import cards_by_bodies
 from .cloth import cloth_cells
 from .exposure import well_exposed
 from .extend import card_of, extend_snakes
@@ -63,6 +64,8 @@ class Analyzer:
         readings = pairs_read_apart(image, readings, unread, self._recognise)
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, self._recognise)
+        # cards whose paper the table hides, read on their snake's body
+        readings = cards_by_bodies(image, readings, self._recognise, self.deck)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
         readings = distinct_middle_colours(readings, self.recogniser.colours)

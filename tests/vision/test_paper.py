@@ -146,10 +146,13 @@ def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer
                                                                         development_table):
     """A hard development table on a striped cloth: its rows' cores run together above one
     half, and the cards are found only where they are cut higher (and grown back to the
-    width their region shows)."""
+    width their region shows).  (Cards read on their bodies, later, find some of them
+    without outlines too: that stage is left out here.)"""
+    import companion.vision.analyze as analyze
     import companion.vision.find as find
     from companion.bench.metrics import match_cards
     scene, image, covered = development_table(11, "hard", 56)
+    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck: readings)
 
     def matched():
         return len(set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"])) - covered)
