@@ -9,7 +9,7 @@ separate patch of ink.
 
 Every patch of ink that no card read so far explains, shaped like one card's
 body (or two, end to end), is taken for the axis of a card of the size the
-other cards of the picture have; the card is placed on it (centred, or pushed
+cards read nearest it have; the card is placed on it (centred, or pushed
 towards either end, for a head or a tail whose body stops short of an edge)
 and read.  A guess is kept only when read as a face the deck has a copy of
 left, and no card read surely as a face lies there already.  An outline read
@@ -41,8 +41,11 @@ MIN_CONFIDENCE = 0.5  # a guess read less surely than this is no card
 SURE_ONE_END = 0.9
 SHIFT = 0.12         # long sides a guess is also pushed each way along its axis
 NEAREST = 3          # found cards whose size a guess takes
-LEAST_BODY = 0.08    # of a card's area: less ink is no body
-MOST_CARDS = 2        # cards one patch of ink may run through (bodies touching end to end)
+LEAST_BODY = 0.08    # of a card's area: less ink is no body ...
+MOST_BODY = 0.7      # ... and more, for each card it runs through, is a sheet, not a body
+WIDEST = 0.8         # of a card's short side: a patch wider than this is no body either
+SHORTEST = 0.5       # of a card's long side: a shorter patch is a scrap of a body
+MOST_CARDS = 2       # cards one patch of ink may run through (bodies touching end to end)
 
 
 def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -57,6 +60,7 @@ def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
     background = cv2.resize(cv2.medianBlur(cells, 5), (lab.shape[1], lab.shape[0]),
                             interpolation=cv2.INTER_LINEAR)
     diff = cv2.absdiff(lab, background).astype(np.float32)
+    # (the channels summed by OpenCV: numpy's sum over the last axis takes several times longer)
     squared = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
     return squared > INK * INK, scale
 
@@ -74,14 +78,14 @@ def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, f
         long_side, short_side = size_at(centroids[k])
         card_area = long_side * short_side
         area = stats[k, cv2.CC_STAT_AREA]
-        if area < LEAST_BODY * card_area or area > MOST_CARDS * 0.7 * card_area:
+        if area < LEAST_BODY * card_area or area > MOST_CARDS * MOST_BODY * card_area:
             continue
         x, y, w, h = stats[k, :4]
         ys, xs = np.nonzero(labels[y:y + h, x:x + w] == k)
         points = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
         (cx, cy), (rw, rh), angle = cv2.minAreaRect(points)
         length, thickness = max(rw, rh), min(rw, rh)
-        if thickness > 0.8 * short_side or length < 0.5 * long_side:
+        if thickness > WIDEST * short_side or length < SHORTEST * long_side:
             continue
         cards = int(round(length / long_side)) or 1
         if cards > MOST_CARDS:
