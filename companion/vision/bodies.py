@@ -31,7 +31,7 @@ from .extend import card_of
 from .outline import CardOutline, in_picture, order_corners, polygon_iou
 from .recognise import FACE_KINDS, CardReading
 
-INK = 30.0            # 8-bit Lab units from the local background: a body's ink
+INK = 40.0            # 8-bit Lab units from the local background: a body's ink
 BACKGROUND_STEP = 16  # the background is the median of cells this many pixels wide
 INK_LONG_SIDE = 1280  # px: the copy ink is looked for in (bodies stay several pixels wide)
 OVERLAP = 0.2         # a guess overlapping a card already read this much is that card
