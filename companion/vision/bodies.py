@@ -27,14 +27,13 @@ import numpy as np
 
 from companion.game.deck import Deck
 
-from .extend import card_of
-from .outline import CardOutline, in_picture, order_corners, polygon_iou
+from .extend import card_of, overlaps
+from .outline import CardOutline, in_picture, order_corners
 from .recognise import FACE_KINDS, CardReading
 
 INK = 40.0            # 8-bit Lab units from the local background: a body's ink
 BACKGROUND_STEP = 16  # the background is the median of cells this many pixels wide
 INK_LONG_SIDE = 1280  # px: the copy ink is looked for in (bodies stay several pixels wide)
-OVERLAP = 0.2         # a guess overlapping a card already read this much is that card
 MIN_CONFIDENCE = 0.5  # a guess read less surely than this is no card
 # ... and a head or a tail less surely than this: a piece of a body cut short by a
 # neighbour's outline looks like a tail's tapered body
@@ -73,11 +72,11 @@ def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, f
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     out = []
     for k in range(1, count):
-        if stats[k, cv2.CC_STAT_AREA] < least_area:
+        area = stats[k, cv2.CC_STAT_AREA]
+        if area < least_area:
             continue   # (most patches are specks: spared the look-up of the size there)
         long_side, short_side = size_at(centroids[k])
         card_area = long_side * short_side
-        area = stats[k, cv2.CC_STAT_AREA]
         if area < LEAST_BODY * card_area or area > MOST_CARDS * MOST_BODY * card_area:
             continue
         x, y, w, h = stats[k, :4]
@@ -149,7 +148,7 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
         if rs:
             best.append(max(rs, key=lambda r: r.confidence))
     for r in sorted(best, key=lambda r: -r.confidence):
-        there = [k for k in known if polygon_iou(r.outline.corners, k.outline.corners) > OVERLAP]
+        there = [k for k in known if overlaps(r.outline, k)]
         if not all(map(_gives_way, there)):
             continue
         given_up = Counter(deck.identity(card_of(k)) for k in there if card_of(k) is not None)

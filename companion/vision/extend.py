@@ -126,7 +126,7 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
                 on_table[card] += 1
         if not new:
             break
-        known = [k for k in known if not any(_overlap(r.outline, k) for r in new)] + new
+        known = [k for k in known if not any(overlaps(r.outline, k) for r in new)] + new
     return known
 
 
@@ -222,13 +222,14 @@ def _guessable(reading: CardReading | None) -> bool:
     return reading is not None and reading.kind in GUESSABLE
 
 
-def _overlap(outline: CardOutline, reading: CardReading) -> bool:
+def overlaps(outline: CardOutline, reading: CardReading) -> bool:
+    """Whether an outline lies where a card is read already (so much that it is that card)."""
     return polygon_iou(outline.corners, reading.outline.corners) > OVERLAP
 
 
 def _clashes(outline: CardOutline, readings: list[CardReading]) -> bool:
     """Whether a guess lies where a card is read already (one read `unknown` may give way)."""
-    return any(r.kind != "unknown" and _overlap(outline, r) for r in readings)
+    return any(r.kind != "unknown" and overlaps(outline, r) for r in readings)
 
 
 def _meets(reading: CardReading, source: CardReading) -> bool:
