@@ -3,6 +3,7 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.game.cards import Card
 from companion.game.deck import load_deck
 from companion.vision.bodies import INK_LONG_SIDE, body_guesses, ink_map
 
@@ -129,14 +130,9 @@ def test_a_body_read_unsurely_or_as_a_card_the_deck_has_no_copy_left_of_is_no_ca
     sure_tail = _reader([(400, 200)], "tail", ("red",), SURE_ONE_END + 0.05)
     assert len(cards_by_bodies(image, found, sure_tail, deck)) == 2
     # every copy of the card on the table already
-    copies = deck.count(deck.identity(_card_of("middle", ("red", "blue"))))
+    copies = deck.count(Card.parse("M-red-blue"))
     crowd = [_reading(_card_at(60 + 90 * k, 330)) for k in range(copies)]
     assert len(cards_by_bodies(image, crowd, _reader([(400, 200)]), deck)) == copies
-
-
-def _card_of(kind, colours):
-    from companion.vision.extend import card_of
-    return card_of(_reading(_card_at(0, 0), kind, colours))
 
 
 def test_an_outline_read_as_no_face_gives_way_to_the_face_its_body_shows(deck):
