@@ -102,6 +102,8 @@ def _train(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the training renders (default 1)")
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the models (default models/)")
     p.add_argument("--scenes", type=int, default=None, help="number of rendered training scenes")
+    p.add_argument("--paper", metavar="FILE", default=None,
+                   help="take this learnt card-or-table map (paper.joblib) as it is instead of training one")
 
     p.set_defaults(run=runs("companion.vision.train"))
 

@@ -16,16 +16,18 @@ card, on scenes of their own (`choose_thresholds`).
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .find import find_cards
 from .outline import CardOutline, match_quads, order_corners, polygon_iou
 from .recognise import (EVIDENCE_SIGNS, FACE_KINDS, MODEL_FILE, MODELS_DIR, CardMeasure, edge_matrix, end_evidence,
                         end_group, face_atypicality, face_surprise, kind_matrix, measure_all, orient)
-from .paper import PAPER_FILE
+from .paper import PAPER_FILE, PaperModel
 from .paper_train import SCENES as PAPER_SCENES, train_paper
 from .seeds import scene_seed
 
@@ -381,13 +383,24 @@ def evaluate(models: dict, samples: Samples) -> dict:
 
 
 def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None = None,
-          validate: int | None = None, progress=print) -> dict:
+          validate: int | None = None, progress=print, paper_file: str | Path | None = None) -> dict:
+    """Fit every model and write it to `out_dir`.  `paper_file`: a learnt map trained before, taken
+    as it is instead of trained again (over half the time; a change to recognition alone need
+    not move the finder)."""
     from companion.synth.styles import HELD_OUT_STYLE, TRAIN_STYLES
 
     scenes = 360 if scenes is None else scenes
     validate = min(30, max(2, scenes // 4)) if validate is None else validate
     # the finder's learnt map first: the recognition models learn from what the finder finds with it
-    paper, paper_report = train_paper(seed, TIER_MIX, min(PAPER_SCENES, scenes), validate, HELD_OUT_STYLE, progress)
+    if paper_file is not None:
+        paper = PaperModel.load(paper_file)
+        if paper is None:
+            raise FileNotFoundError(f"{paper_file}: no learnt map there")
+        paper_report = {**paper.meta, "reused_from": Path(paper_file).name}
+        progress(f"paper map: reused from {paper_file}")
+    else:
+        paper, paper_report = train_paper(seed, TIER_MIX, min(PAPER_SCENES, scenes), validate, HELD_OUT_STYLE,
+                                          progress)
     progress(f"rendering {scenes} training scenes (styles {', '.join(TRAIN_STYLES)}, seed {seed})")
     samples = render_set("train", seed, scenes, TRAIN_STYLES, progress, paper=paper)
     samples.extend(render_set("train", seed, max(1, scenes // 6), TRAIN_STYLES, progress, foreign=True, paper=paper))
@@ -428,6 +441,8 @@ def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path
         "tune_foreign_scenes": tune.foreign_scenes if tune is not None else 0,
         "thresholds": dict(models.get("thresholds", {})),
         "paper": paper_report,
+        # another release of these can fit other numbers from the same seed
+        "libraries": library_versions(),
     }
     # the time taken is only said, never stored: the same seed must give the same bytes
     progress(f"fitted and scored in {time.time() - t0:.1f} s")
@@ -442,6 +457,11 @@ def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path
     return report
 
 
+def library_versions() -> dict[str, str]:
+    import sklearn
+    return {"numpy": np.__version__, "scikit-learn": sklearn.__version__, "opencv": cv2.__version__}
+
+
 def models_readme(report: dict) -> str:
     """models/README.md: what each file is, what it learned from, how it scored on held-out data."""
     tr, ho = report["train"], report["held_out"]
@@ -454,9 +474,14 @@ def models_readme(report: dict) -> str:
     paper_accuracy, paper_recall = paper_ho.get("accuracy"), paper_ho.get("card_recall")
     paper_precision, paper_train_accuracy = paper_ho.get("card_precision"), paper_tr.get("accuracy")
     core_recall, core_precision = paper_ho.get("core_recall"), paper_ho.get("core_precision")
+    reused = f" --paper models/{PAPER_FILE}" if paper.get("reused_from") else ""
+    libraries = ", ".join(f"{k} {v}" for k, v in (report.get("libraries") or {}).items())
+    reused_note = ("\nThis run took the map as it was (`--paper`) and trained the recognition models on what\n"
+                   "the finder finds with it; the map's figures are from the run that trained it."
+                   if reused else "")
     return f"""# Trained models
 
-Written by `companion train --seed {report['seed']}` (do not edit by hand; rerun it).
+Written by `companion train --seed {report['seed']}{reused}` (do not edit by hand; rerun it).
 `recognition.joblib` holds three scikit-learn classifiers (each behind a scaler), a
 Gaussian per face kind of the kind features (`typical`), the evidence true faces show
 (`face_reference`) and the thresholds below,
@@ -478,7 +503,7 @@ from {paper_scenes} scenes of its own (purpose "train", the tiers and styles bel
 1920x1080); pixels are drawn evenly from card cores, card rims, table, and the table just around
 cards.  On the drawn pixels of {paper_held} held-out hard scenes in `{held_style}`: card-or-table
 accuracy {paper_accuracy}, card recall {paper_recall}, card precision {paper_precision}
-(training: {paper_train_accuracy}); core recall {core_recall}, core precision {core_precision}.
+(training: {paper_train_accuracy}); core recall {core_recall}, core precision {core_precision}.{reused_note}
 
 ## Trained on
 
@@ -494,6 +519,8 @@ was matched to the truth (overlap >= 0.5): matched ones teach their kind, edges 
 colours; unmatched ones teach `none`.  Cards the finder missed, when in plain view,
 were added from their true outline jittered by 1.5% of a card width.
 {report['train_cards']} outlines: {kinds}.
+Fitted with {libraries or "libraries not recorded"}: other releases of them can fit other
+numbers from the same seed.
 
 ## Scores
 
@@ -548,7 +575,11 @@ def thresholds_table(thresholds: dict) -> str:
 
 
 def main(args) -> int:
-    report = train(args.seed, args.out, args.scenes)
+    try:
+        report = train(args.seed, args.out, args.scenes, paper_file=args.paper)
+    except FileNotFoundError as exc:
+        print(f"companion train: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {Path(args.out) if args.out else MODELS_DIR}/{MODEL_FILE} "
           f"(held-out kind accuracy {report['held_out']['kind_accuracy']}, "
           f"colour accuracy {report['held_out']['colour_accuracy']})")

@@ -45,6 +45,35 @@ def test_the_same_seed_gives_the_same_model_bytes(tmp_path):
         assert (runs[0] / name).read_bytes() == (runs[1] / name).read_bytes(), name
 
 
+@pytest.mark.slow
+def test_a_map_trained_before_is_taken_as_it_is_and_the_recogniser_learns_on_it(tmp_path):
+    import numpy as np
+
+    from companion.vision.paper import PAPER_FILE, PaperModel
+    from companion.vision.recognise import MODELS_DIR, Recogniser
+    from companion.vision.train import train
+
+    report = train(seed=6, out_dir=tmp_path, scenes=3, validate=1, progress=lambda _: None,
+                   paper_file=MODELS_DIR / PAPER_FILE)
+    a, b = PaperModel.load(MODELS_DIR / PAPER_FILE), PaperModel.load(tmp_path / PAPER_FILE)
+    rng = np.random.default_rng(0)
+    for stage in ("first", "second"):
+        x = rng.normal(size=(50, getattr(a, stage).n_features_in_))
+        assert np.array_equal(getattr(a, stage).predict_proba(x), getattr(b, stage).predict_proba(x))
+    assert report["paper"]["reused_from"] == PAPER_FILE and report["seed"] == 6
+    assert report["paper"]["held_out"] == a.meta["held_out"]     # the map's own figures, not made up
+    assert "--paper models/paper.joblib" in (tmp_path / "README.md").read_text()
+    assert Recogniser.load(tmp_path).kinds                        # the recogniser was fitted all the same
+
+
+def test_train_with_a_missing_map_says_so_in_one_line(tmp_path, capsys):
+    from companion.cli import main
+
+    assert main(["train", "--paper", str(tmp_path / "none.joblib"), "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "none.joblib" in err and "no learnt map" in err
+
+
 def test_face_threshold_has_fewest_errors_and_prefers_the_stricter():
     import numpy as np
     from companion.vision.train import fewest_errors_threshold
