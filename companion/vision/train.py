@@ -16,6 +16,7 @@ card, on scenes of their own (`choose_thresholds`).
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -413,7 +414,14 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
              "(training styles, seeds of their own)")
     tune = render_set("tune", seed, tune_scenes, TRAIN_STYLES, progress, paper=paper)
     tune.extend(render_set("tune", seed, tune_foreign, TRAIN_STYLES, progress, foreign=True, paper=paper))
-    return write_models(samples, held, seed, out_dir, progress, tune, paper, paper_report)
+    if paper_file is None:
+        return write_models(samples, held, seed, out_dir, progress, tune, paper, paper_report)
+    report = write_models(samples, held, seed, out_dir, progress, tune, None, paper_report)
+    # the file itself, not the model saved again: another scikit-learn pickles it in other bytes
+    target = Path(out_dir or MODELS_DIR) / PAPER_FILE
+    if not target.exists() or not target.samefile(paper_file):
+        shutil.copyfile(paper_file, target)
+    return report
 
 
 def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path | None = None,

@@ -47,19 +47,14 @@ def test_the_same_seed_gives_the_same_model_bytes(tmp_path):
 
 @pytest.mark.slow
 def test_a_map_trained_before_is_taken_as_it_is_and_the_recogniser_learns_on_it(tmp_path):
-    import numpy as np
-
     from companion.vision.paper import PAPER_FILE, PaperModel
     from companion.vision.recognise import MODELS_DIR, Recogniser
     from companion.vision.train import train
 
     report = train(seed=6, out_dir=tmp_path, scenes=3, validate=1, progress=lambda _: None,
                    paper_file=MODELS_DIR / PAPER_FILE)
-    a, b = PaperModel.load(MODELS_DIR / PAPER_FILE), PaperModel.load(tmp_path / PAPER_FILE)
-    rng = np.random.default_rng(0)
-    for stage in ("first", "second"):
-        x = rng.normal(size=(50, getattr(a, stage).n_features_in_))
-        assert np.array_equal(getattr(a, stage).predict_proba(x), getattr(b, stage).predict_proba(x))
+    assert (tmp_path / PAPER_FILE).read_bytes() == (MODELS_DIR / PAPER_FILE).read_bytes()
+    a = PaperModel.load(MODELS_DIR / PAPER_FILE)
     assert report["paper"]["reused_from"] == PAPER_FILE and report["seed"] == 6
     assert report["paper"]["held_out"] == a.meta["held_out"]     # the map's own figures, not made up
     assert "--paper models/paper.joblib" in (tmp_path / "README.md").read_text()
