@@ -414,13 +414,13 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
              "(training styles, seeds of their own)")
     tune = render_set("tune", seed, tune_scenes, TRAIN_STYLES, progress, paper=paper)
     tune.extend(render_set("tune", seed, tune_foreign, TRAIN_STYLES, progress, foreign=True, paper=paper))
-    if paper_file is None:
-        return write_models(samples, held, seed, out_dir, progress, tune, paper, paper_report)
-    report = write_models(samples, held, seed, out_dir, progress, tune, None, paper_report)
-    # the file itself, not the model saved again: another scikit-learn pickles it in other bytes
-    target = Path(out_dir or MODELS_DIR) / PAPER_FILE
-    if not target.exists() or not target.samefile(paper_file):
-        shutil.copyfile(paper_file, target)
+    report = write_models(samples, held, seed, out_dir, progress, tune,
+                          paper if paper_file is None else None, paper_report)
+    if paper_file is not None:
+        # the file itself, not the model saved again: another scikit-learn pickles it in other bytes
+        target = Path(out_dir or MODELS_DIR) / PAPER_FILE
+        if not target.exists() or not target.samefile(paper_file):
+            shutil.copyfile(paper_file, target)
     return report
 
 
