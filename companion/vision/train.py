@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -394,9 +393,7 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
     validate = min(30, max(2, scenes // 4)) if validate is None else validate
     # the finder's learnt map first: the recognition models learn from what the finder finds with it
     if paper_file is not None:
-        paper = PaperModel.load(paper_file)
-        if paper is None:
-            raise FileNotFoundError(f"{paper_file}: no learnt map there")
+        paper = _reused_map(paper_file)
         paper_report = {**paper.meta, "reused_from": Path(paper_file).name}
         progress(f"paper map: reused from {paper_file}")
     else:
@@ -422,6 +419,17 @@ def train(seed: int = 1, out_dir: str | Path | None = None, scenes: int | None =
         if not target.exists() or not target.samefile(paper_file):
             shutil.copyfile(paper_file, target)
     return report
+
+
+def _reused_map(path: str | Path) -> PaperModel:
+    """The learnt map in `path`; a missing file or one that holds no map is the user's error."""
+    try:
+        paper = PaperModel.load(path)
+    except Exception as exc:   # joblib fails in many ways on a file that is not one of its own
+        raise ValueError(f"{path}: not a learnt map ({type(exc).__name__})") from None
+    if paper is None:
+        raise FileNotFoundError(f"{path}: no learnt map there")
+    return paper
 
 
 def write_models(samples: Samples, held: Samples, seed: int, out_dir: str | Path | None = None,
@@ -583,11 +591,7 @@ def thresholds_table(thresholds: dict) -> str:
 
 
 def main(args) -> int:
-    try:
-        report = train(args.seed, args.out, args.scenes, paper_file=args.paper)
-    except FileNotFoundError as exc:
-        print(f"companion train: {exc}", file=sys.stderr)
-        return 1
+    report = train(args.seed, args.out, args.scenes, paper_file=args.paper)
     print(f"wrote {Path(args.out) if args.out else MODELS_DIR}/{MODEL_FILE} "
           f"(held-out kind accuracy {report['held_out']['kind_accuracy']}, "
           f"colour accuracy {report['held_out']['colour_accuracy']})")

@@ -61,12 +61,14 @@ def test_a_map_trained_before_is_taken_as_it_is_and_the_recogniser_learns_on_it(
     assert Recogniser.load(tmp_path).kinds                        # the recogniser was fitted all the same
 
 
-def test_train_with_a_missing_map_says_so_in_one_line(tmp_path, capsys):
+def test_train_with_a_missing_or_foreign_map_says_so_in_one_line(tmp_path, capsys):
     from companion.cli import main
 
-    assert main(["train", "--paper", str(tmp_path / "none.joblib"), "--out", str(tmp_path)]) == 1
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "none.joblib" in err and "no learnt map" in err
+    (tmp_path / "notes.txt").write_text("not a model")
+    for name, says in (("none.joblib", "no learnt map"), ("notes.txt", "not a learnt map")):
+        assert main(["train", "--paper", str(tmp_path / name), "--out", str(tmp_path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and err.startswith("error:") and name in err and says in err
 
 
 def test_face_threshold_has_fewest_errors_and_prefers_the_stricter():
