@@ -23,7 +23,7 @@ from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
                         distinct_middle_colours)
-from .refit import pairs_read_apart, refit_oversized_faces
+from .refit import faces_read_apart, pairs_read_apart, refit_oversized_faces
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
@@ -62,6 +62,7 @@ class Analyzer:
         readings = top_cards_of_fans(image, readings, unread, self._recognise)
         # two cards end to end outlined as one: each half read
         readings = pairs_read_apart(image, readings, unread, self._recognise)
+        readings = faces_read_apart(image, readings, self._recognise)
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, self._recognise)
         # cards whose paper the table hides, read on their snake's body

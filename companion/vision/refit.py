@@ -11,11 +11,13 @@ rectangle whose sides lie most on edges (the fans' search) is read again; it
 replaces the reading when it reads as a face, and `extend` then finds the
 neighbour beyond its open end (`refit_oversized_faces`).
 
-Outlines the recogniser turned down get a second look too: two nearly square
-cards outlined as one are read as two halves (`pairs_read_apart`).
+Two cards end to end outlined as one are read from the outline's halves: when
+the recogniser turned the outline down (`pairs_read_apart`), and when it read
+the outline as one of the two faces (`faces_read_apart`).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import cv2
@@ -99,6 +101,33 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
         if reading.kind in FACE_KINDS and \
                 not any(polygon_iou(reading.outline.corners, r.outline.corners) > APART for r in out):
             out.append(reading)
+    return out
+
+
+def faces_read_apart(image: np.ndarray, readings: list[CardReading],
+                     recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
+                     ) -> list[CardReading]:
+    """`readings`, each face read from an outline twice as long as wide (`find.PAIR_ASPECT`)
+    replaced by the faces read in its halves, when both halves read as faces and the two are
+    surer together (the product of their confidences) than the one.  Two cards end to end
+    outlined as one are often read as whichever card fills more of the outline, and the other
+    card is lost with the link between them.  The halves decide, not the outline's length: a
+    card under a slanted view can look as long as two."""
+    long_faces = [i for i, r in enumerate(readings)
+                  if r.kind in FACE_KINDS and apparent_aspect(r.outline.corners) >= PAIR_ASPECT]
+    if not long_faces:
+        return readings
+    halves = [(i, half) for i in long_faces for half in _halves(readings[i].outline)]
+    whole = {id(half): i for i, half in halves}
+    read: dict[int, list[CardReading]] = {i: [] for i in long_faces}
+    for reading in recognise(image, [half for _, half in halves]):
+        if reading.kind in FACE_KINDS:
+            read[whole[id(reading.outline)]].append(reading)
+    out = []
+    for i, reading in enumerate(readings):
+        faces = read.get(i, [])
+        pair = len(faces) == 2 and math.prod(f.confidence for f in faces) > reading.confidence
+        out.extend(faces if pair else [reading])
     return out
 
 

@@ -178,3 +178,65 @@ def test_on_a_rendered_table_cards_outlined_in_pairs_are_read_apart(monkeypatch,
     assert found.matched == found.found_cards   # every half read is a card
     monkeypatch.setattr(analyze, "pairs_read_apart", lambda image, readings, unread, recognise: readings)
     assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 2
+
+
+def _reads_squares_as(confidence):
+    """A stand-in recogniser that reads a middle, as sure as `confidence`, in any outline about
+    as wide as long, and nothing in a longer one."""
+    def read(image, outlines):
+        return [CardReading(o, "middle", [], [], confidence, {"middle": confidence}) for o in outlines
+                if o.long_side / o.short_side < 1.3]
+    return read
+
+
+def _pair_read_whole(confidence):
+    """Two square cards end to end outlined as one and read whole as a middle."""
+    pair = np.array([[100, 100], [220, 100], [220, 160], [100, 160]], float)
+    return CardReading(CardOutline(pair), "middle", [], [], confidence, {"middle": confidence})
+
+
+def test_a_face_read_from_two_cards_outlined_as_one_gives_way_to_its_halves():
+    from companion.vision.refit import faces_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    alone = _reading(_square(300, 20), "tail")
+    got = faces_read_apart(image, [alone, _pair_read_whole(0.6)], _reads_squares_as(0.9))
+    assert got[0] is alone and len(got) == 3
+    halves = sorted(got[1:], key=lambda r: r.outline.centre[0])
+    assert polygon_iou(halves[0].outline.corners, _square(100, 100)) > 0.99
+    assert polygon_iou(halves[1].outline.corners, _square(160, 100)) > 0.99
+
+
+def test_a_face_read_surer_than_its_two_halves_together_stays_whole():
+    from companion.vision.refit import faces_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    whole = _pair_read_whole(0.85)          # 0.9 x 0.9 = 0.81: the halves are not likelier
+    assert faces_read_apart(image, [whole], _reads_squares_as(0.9)) == [whole]
+
+
+def test_a_long_face_only_one_of_whose_halves_reads_as_a_face_stays_whole():
+    from companion.vision.refit import faces_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    whole = _pair_read_whole(0.3)
+
+    def one_half(image, outlines):       # a face in the left half only
+        return [CardReading(o, "middle", [], [], 0.99, {"middle": 0.99}) for o in outlines
+                if o.centre[0] < 160]
+    assert faces_read_apart(image, [whole], one_half) == [whole]
+
+
+def test_a_face_no_longer_than_one_card_is_not_read_in_halves():
+    from companion.vision.refit import faces_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    card = _reading(_card(100, 100), "middle")
+    asked = []
+    assert faces_read_apart(image, [card], _reads_squares(asked)) == [card] and asked == []
+
+
+def test_on_a_rendered_table_middles_read_whole_from_pairs_are_read_apart(monkeypatch, analyzer,
+                                                                          development_table):
+    from companion.bench.metrics import score_table
+    scene, image, covered = development_table(7, "hard", 10)
+    found = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert found.matched == found.found_cards   # every half read is a card
+    monkeypatch.setattr(analyze, "faces_read_apart", lambda image, readings, recognise: readings)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 3
