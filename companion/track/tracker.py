@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from companion.game.cards import Card
+from companion.game.cards import Card, Kind
 from companion.game.deck import Deck, load_deck
 
 from .dating import PlaceTest, SettledPictures, unmoved_test
@@ -515,8 +515,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         taking = {t for c in gone_whole if len(c) > 1 or any(len(o) > 1 for o in gone_whole) for t in c}
         # (a card missed in a snake pushed or carried to make room for a join went with it)
         pushed = self._pushed_places(hidden - taking, present - unseen)
+        # (one whose every end was read touching a card cannot touch an unseen one as well)
         blind = {t for t in added if any(t in e for e in ghost_links)
-                 or any(self._beside(t, u, pushed.get(u)) for u in unseen | (hidden - taking))
+                 or (not self._ends_taken(t, edges)
+                     and any(self._beside(t, u, pushed.get(u)) for u in unseen | (hidden - taking)))
                  or any(self._on_place_of(t, u) for u in hidden & taking)}
         # Nor is a new card read doubtfully: a still picture is misread the same way in every
         # frame, and the next settled table is read afresh.  It waits, as above.
@@ -753,6 +755,13 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         ta, tb = self._track(a), self._track(b)
         return outline_gap(ta.corners, tb.corners if b_corners is None else b_corners) \
             < TOUCH_GAP * min(ta.size, tb.size)
+
+    def _ends_taken(self, t: int, edges: set) -> bool:
+        """Card t is read touching as many cards as it has ends that join (a middle two,
+        any other face one), each lying beside it (a link read across the gap a missed card
+        left is the reader closing that gap, not a touch)."""
+        ends = 2 if Card.parse(self._track(t).identity).kind is Kind.MIDDLE else 1
+        return sum(t in e and self._beside(*e) for e in edges) >= ends
 
     def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
         """Where settled cards not seen now lie if their chain was carried as its cards that

@@ -504,6 +504,24 @@ def test_a_card_beside_an_unseen_one_in_every_reading_is_a_desync_not_a_guess():
     assert p.moves() == [] and tracker.desync
 
 
+def test_a_card_laid_as_a_lone_card_beside_it_is_taken_away_is_judged_at_once():
+    # a lone tail is taken off the table (a foul: no complete snake) in the turn a tail is laid
+    # against the snake beside it; the new tail's one end was read touching that snake, so the
+    # card gone from beside it cannot touch it too: nothing waits, and nothing is lost
+    lone = {1: (116.0, -20.0)}       # the lone tail just under the snake's open end
+    tables = [[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]],
+              [["M-blue-green", "M-green-yellow"], ["T-purple"]],
+              [["M-blue-green", "M-green-yellow", "T-yellow"]],
+              [["M-blue-green", "M-green-yellow", "T-yellow"], ["H-red"]]]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t, offsets=lone if i == 2 else None) for i, t in enumerate(tables)])
+    assert not tracker.desync and tracker.stats["deferred"] == 0
+    # (the taking is confirmed a table later, and put back in its turn before the new tail)
+    assert summary(tracker.account()["moves"]) == summary(expected(tables)["moves"])
+
+
 def test_a_card_missed_in_the_first_reading_belongs_to_the_starting_table():
     # every reading of the starting table misses its one card; the next table shows it where
     # nothing changed since, beside a card whose place did change: the first lay there when
