@@ -130,12 +130,12 @@ def test_on_a_rendered_table_a_middle_outlined_with_part_of_the_next_gives_both(
     assert any(m.startswith("missed middle") for m in score_table(scene.truth, analyzer.analyze(image), covered).mistakes)
 
 
-def _reads_squares(asked):
-    """A stand-in recogniser that reads a middle in any outline about as wide as long (a square
-    card) and nothing in a longer one."""
+def _reads_squares(asked, confidence=0.5):
+    """A stand-in recogniser that reads a middle, as sure as `confidence`, in any outline about
+    as wide as long (a square card) and nothing in a longer one."""
     def read(image, outlines):
         asked.extend(outlines)
-        return [CardReading(o, "middle", [], [], 0.5, {"middle": 0.8}) for o in outlines
+        return [CardReading(o, "middle", [], [], confidence, {"middle": 0.8}) for o in outlines
                 if o.long_side / o.short_side < 1.3]
     return read
 
@@ -180,15 +180,6 @@ def test_on_a_rendered_table_cards_outlined_in_pairs_are_read_apart(monkeypatch,
     assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 2
 
 
-def _reads_squares_as(confidence):
-    """A stand-in recogniser that reads a middle, as sure as `confidence`, in any outline about
-    as wide as long, and nothing in a longer one."""
-    def read(image, outlines):
-        return [CardReading(o, "middle", [], [], confidence, {"middle": confidence}) for o in outlines
-                if o.long_side / o.short_side < 1.3]
-    return read
-
-
 def _pair_read_whole(confidence):
     """Two square cards end to end outlined as one and read whole as a middle."""
     pair = np.array([[100, 100], [220, 100], [220, 160], [100, 160]], float)
@@ -199,7 +190,7 @@ def test_a_face_read_from_two_cards_outlined_as_one_gives_way_to_its_halves():
     from companion.vision.refit import faces_read_apart
     image = np.zeros((300, 400, 3), np.uint8)
     alone = _reading(_square(300, 20), "tail")
-    got = faces_read_apart(image, [alone, _pair_read_whole(0.6)], _reads_squares_as(0.9))
+    got = faces_read_apart(image, [alone, _pair_read_whole(0.6)], _reads_squares([], 0.9))
     assert got[0] is alone and len(got) == 3
     halves = sorted(got[1:], key=lambda r: r.outline.centre[0])
     assert polygon_iou(halves[0].outline.corners, _square(100, 100)) > 0.99
@@ -210,7 +201,7 @@ def test_a_face_read_surer_than_its_two_halves_together_stays_whole():
     from companion.vision.refit import faces_read_apart
     image = np.zeros((300, 400, 3), np.uint8)
     whole = _pair_read_whole(0.85)          # 0.9 x 0.9 = 0.81: the halves are not likelier
-    assert faces_read_apart(image, [whole], _reads_squares_as(0.9)) == [whole]
+    assert faces_read_apart(image, [whole], _reads_squares([], 0.9)) == [whole]
 
 
 def test_a_long_face_only_one_of_whose_halves_reads_as_a_face_stays_whole():
