@@ -35,6 +35,7 @@ from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 from companion.vision.features import paper_colour, warp_card
 from companion.vision.profile import ProfileError
+from companion.vision.recognise import alternatives
 
 from .measure import measure_cards
 
@@ -174,20 +175,23 @@ class ProfileAdapter:
                 if model is not None and edges:
                     ll = ll + np.log(np.maximum(model[n][edges], 1e-4))
             if r.kind == "middle" and len(edges) == 2:
-                (a, b), p = self._best_pair(ll)
-                r.colours = [self.colours[a], self.colours[b]]
-                r.confidence = round(float(kind_p * p), 4)
+                odds = self._pair_odds(ll)
+                best = max(odds, key=odds.get, default=(int(ll[0].argmax()), int(ll[1].argmax())))
+                r.colours = [self.colours[k] for k in best]
+                sure = float(kind_p * odds.get(best, 0.0))
+                r.confidence = round(sure, 4)
+                r.alternatives = alternatives(
+                    r.colours, {(self.colours[a], self.colours[b]): p for (a, b), p in odds.items()}, sure)
             elif r.kind in ("head", "tail") and len(edges) == 1:
                 ll = ll[0]
                 post = np.exp(ll - ll.max())
                 post /= post.sum()
-                k = int(post.argmax())
-                r.colours = [self.colours[k]]
-                r.confidence = round(float(kind_p * post[k]), 4)
+                self._name_single(r, int(post.argmax()), post, kind_p)
                 singles[r.kind].append((r, post, kind_p))
             else:
                 r.colours = []
                 r.confidence = round(float(kind_p), 4)
+                r.alternatives = ()
         for kind, group in singles.items():
             self._one_each(Kind(kind), group)
         return readings
@@ -206,9 +210,14 @@ class ProfileAdapter:
         rows, cols = linear_sum_assignment(-np.log(np.maximum(post[:, slots], 1e-9)))
         for i, j in zip(rows, cols):
             r, p, kind_p = group[i]
-            k = slots[j]
-            r.colours = [self.colours[k]]
-            r.confidence = round(float(kind_p * p[k]), 4)
+            self._name_single(r, slots[j], p, kind_p)
+
+    def _name_single(self, r, k: int, post: np.ndarray, kind_p: float) -> None:
+        """Name a head or tail's end colour `k`, of the colour posterior `post`."""
+        r.colours = [self.colours[k]]
+        r.confidence = round(float(kind_p * post[k]), 4)
+        r.alternatives = alternatives(r.colours, {(c,): float(p) for c, p in zip(self.colours, post)},
+                                      float(kind_p * post[k]))
 
     def _model_colours(self, recogniser, image, faces) -> list[np.ndarray]:
         """The trained colour model's probabilities, (4, colours) per card, in the profile's colour order."""
@@ -224,20 +233,19 @@ class ProfileAdapter:
                 out[:, :, j] = p[:, :, c]
         return list(out)
 
-    def _best_pair(self, ll: np.ndarray) -> tuple[tuple[int, int], float]:
+    def _pair_odds(self, ll: np.ndarray) -> dict[tuple[int, int], float]:
+        """The probability of each pair of colours a middle's two ends can show (the
+        profile's pairs, when it learned them)."""
         scores = {}
         for a, b in permutations(range(len(self.colours)), 2):
             if self.pairs is not None and frozenset((self.colours[a], self.colours[b])) not in self.pairs:
                 continue
             scores[(a, b)] = ll[0, a] + ll[1, b]
         if not scores:
-            return (int(ll[0].argmax()), int(ll[1].argmax())), 0.0
-        keys = list(scores)
-        v = np.array([scores[k] for k in keys])
+            return {}
+        v = np.array(list(scores.values()))
         p = np.exp(v - v.max())
-        p /= p.sum()
-        j = int(p.argmax())
-        return keys[j], float(p[j])
+        return dict(zip(scores, (p / p.sum()).tolist()))
 
     # -- kinds
     def _kind(self, r, look, biased: bool = False) -> float:

@@ -52,6 +52,8 @@ class Track:
     first_frame: int = -1
     last_frame: int = -1
     surest: float = 0.0                                    # the most confident reading's confidence
+    # identity code -> weight of the readings the analyser ranked next (its "alternatives")
+    alternatives: Counter = field(default_factory=Counter)
 
     def observe(self, seen: SeenCard, deck: Deck, frame: int) -> None:
         if self.sightings and _turned(self.corners, np.asarray(seen.corners, float)):
@@ -64,6 +66,9 @@ class Track:
         self.corners = np.asarray(seen.corners, float)
         weight = 0.05 + max(0.0, min(1.0, seen.confidence))
         self.votes[deck.identity(seen.card).code] += weight
+        for card, confidence in seen.alternatives:
+            # weighed as the reading is, scaled by how much less likely the analyser found it
+            self.alternatives[deck.identity(card).code] += weight * min(1.0, confidence / max(seen.confidence, 1e-6))
         for colour, end in zip(seen.card.colours, seen.ends):
             direction = np.asarray(end, float) - self.centre
             norm = np.linalg.norm(direction)
@@ -78,6 +83,7 @@ class Track:
         """Take in the sightings of a track that was this card all along, seen last as `other`
         (its place and where its colours point are other's)."""
         self.votes.update(other.votes)
+        self.alternatives.update(other.alternatives)
         self.centre, self.size, self.corners = other.centre, other.size, other.corners
         self.colour_dirs = {**self.colour_dirs, **other.colour_dirs}
         self.sightings += other.sightings
@@ -90,6 +96,15 @@ class Track:
 
     def ranked(self) -> list[tuple[str, float]]:
         return sorted(self.votes.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def support(self, code: str) -> float:
+        """The weight of the readings that named it `code`, first or (`alternatives`) next."""
+        return self.votes.get(code, 0.0) + self.alternatives.get(code, 0.0)
+
+    def supported(self) -> list[tuple[str, float]]:
+        """Every code read of it, first or next, heaviest support first."""
+        return sorted(((code, self.support(code)) for code in set(self.votes) | set(self.alternatives)),
+                      key=lambda kv: (-kv[1], kv[0]))
 
     def is_clear(self, ratio: float = 2.0) -> bool:
         """The leading reading outweighs the next one by `ratio` (or stands alone)."""
@@ -121,7 +136,8 @@ class Track:
                 "corners": self.corners.tolist(), "votes": dict(self.votes),
                 "colour_dirs": {k: v.tolist() for k, v in self.colour_dirs.items()},
                 "sightings": self.sightings, "first_frame": self.first_frame,
-                "last_frame": self.last_frame, "surest": self.surest}
+                "last_frame": self.last_frame, "surest": self.surest,
+                "alternatives": dict(self.alternatives)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Track":
@@ -129,7 +145,7 @@ class Track:
                    np.asarray(data["corners"], float), Counter(data["votes"]),
                    {k: np.asarray(v, float) for k, v in data["colour_dirs"].items()},
                    int(data["sightings"]), int(data["first_frame"]), int(data["last_frame"]),
-                   float(data.get("surest", 1.0)))
+                   float(data.get("surest", 1.0)), Counter(data.get("alternatives", {})))
 
 
 def _assign(cost: np.ndarray) -> list[tuple[int, int]]:

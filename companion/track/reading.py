@@ -28,6 +28,8 @@ class SeenCard:
     ends: tuple[tuple[float, float], ...]
     corners: tuple[tuple[float, float], ...]
     confidence: float
+    # the analyser's next likeliest readings of it (its "alternatives"), with their confidence
+    alternatives: tuple[tuple[Card, float], ...] = ()
 
     @property
     def centre(self) -> np.ndarray:
@@ -73,8 +75,10 @@ def parse_reading(data: Mapping[str, Any]) -> Reading:
             corners = tuple(_point(p) for p in raw["corners"])
             if len(corners) != 4:
                 raise ReadingError(f"card {raw.get('id')}: {len(corners)} corners, not 4")
+            others = tuple((Card(kind, tuple(alt["colours"])), float(alt["confidence"]))
+                           for alt in raw.get("alternatives", ()))
             cards.append(SeenCard(int(raw["id"]), card, ends, corners,
-                                  float(raw.get("confidence", 1.0))))
+                                  float(raw.get("confidence", 1.0)), others))
         ids = {c.index for c in cards}
         chains = []
         placed: set[int] = set()

@@ -6,6 +6,7 @@ readings re-judges the whole record.  Mixed into `Tracker`.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from companion.game.cards import Card
@@ -229,14 +230,15 @@ class MoveRecord:
             track = self.tracks[t]
             leader, weight = track.ranked()[0]
             if leader != committed and track.sightings >= 6 and \
-                    weight >= self.settings.correction_ratio * track.votes.get(committed, 0.0):
+                    weight >= self.settings.correction_ratio * track.support(committed):
                 self.codes[t] = leader
                 changed.append((t, committed, leader))
         changed = changed or self._doubt_settled()
         if not changed:
             return []
         for t, _, after in changed:
-            self.codes[t] = after
+            if t in self.tracks:        # (a card collected since is renamed in the record only)
+                self.codes[t] = after
         renamed = {t: after for t, _, after in changed}
         for entry, table in zip(self.history, self._renamed_tables(renamed)):
             entry["table"] = table
@@ -262,18 +264,32 @@ class MoveRecord:
         """Settled cards whose later readings now rival their committed name (comparable
         weight, neither clear), renamed when the other reading makes the recorded game break
         fewer rules: as for a doubtful new card, the rules only choose among readings the
-        camera could not tell apart, and only once the card was seen in two settled tables."""
-        now = None
-        for t, committed in list(self.codes.items()):
-            track = self.tracks[t]
-            ranked = track.ranked()
-            if len(ranked) < 2 or self._looks[t] < 2 or track.is_clear(self.settings.doubt_ratio):
+        camera could not tell apart, and only once the card was seen in two settled tables.
+        A card of which the game holds more copies than the deck does may also take a reading
+        of `alternative_share` of its leader's weight (as `_resolve` lets a new one).  The
+        card whose rival comes nearest its leader is weighed first."""
+        # every card the recorded game holds, on the table or collected since
+        recorded = {t: self.deck.identity(Card.parse(code)) for entry in self.history
+                    for ids, codes in zip(entry["tracks"], entry["table"])
+                    for t, code in zip(ids, codes) if code != "unknown"}
+        held = Counter(recorded.values())
+        doubted = []
+        for t, card in recorded.items():
+            committed = card.code
+            ranked = self._track(t).supported()
+            if len(ranked) < 2 or self._looks[t] < 2 or committed not in dict(ranked):
                 continue
             top = ranked[0][1]
-            rivals = [code for code, w in ranked[:3] if w >= 0.5 * top and code != committed
-                      and self.deck.count(Card.parse(code))]
-            if committed not in dict(ranked) or not rivals:
+            exceeded = held[card] > self.deck.count(card)
+            if not exceeded and (t not in self.codes or top >= self.settings.doubt_ratio * ranked[1][1]):
                 continue
+            share = self.settings.alternative_share if exceeded else 0.5
+            rivals = [code for code, w in ranked[:3] if w >= share * top and code != committed
+                      and self.deck.count(Card.parse(code))]
+            if rivals:
+                doubted.append((ranked[1][1] / top, t, committed, rivals))
+        now = None
+        for _, t, committed, rivals in sorted(doubted, key=lambda d: -d[0]):
             now = self._fouls_with({}) if now is None else now
             fouls, best = min((self._fouls_with({t: code}), code) for code in rivals)
             if fouls < now:

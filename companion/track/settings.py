@@ -27,6 +27,9 @@ class TrackerSettings:
     doubt_confidence: float = 0.9 # a new card never read as surely as this times the table's
                                   # typical card waits for another settled table
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
+    # a reading the analyser ranked next, this share of the leader's weight, may name a card
+    # whose leading reading the deck holds no more of (new, or settled and over-counted)
+    alternative_share: float = 0.25
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
     region_reach: float = 1.3     # longest card sides the box around a change is grown by
     # A table known well, read around its change only (`regions`), is read once: the rest of

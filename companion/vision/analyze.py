@@ -106,6 +106,10 @@ class Analyzer:
                 "corners": [[round(float(x) * scale, 1), round(float(y) * scale, 1)]
                             for x, y in r.outline.corners],
                 "confidence": r.confidence,
+                # (an addition to the contract) the next likeliest colourings, colours in the
+                # order of "ends": what a tracker weighs against the deck when the camera is unsure
+                "alternatives": [{"colours": list(c), "confidence": p} for c, p in r.alternatives
+                                 if list(c) != list(r.colours)],
             })
         return {
             "image": {"path": path, "width": int(width), "height": int(height)},

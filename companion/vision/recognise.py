@@ -34,6 +34,10 @@ DOUBT = 0.3        # an end whose second likeliest colour is this likely against
 SURE = 0.9         # an end read this surely shows where its colour lies in this picture
 SURE_ENDS = 2      # ... and this many of them, at least
 FAR = 15.0         # balanced a, b units from a colour's sure ends: not that colour
+# Other colourings of a card worth reporting (`alternatives`): at most this many, each at
+# least this likely against the colouring read
+ALTERNATIVES = 2
+ALTERNATIVE_SHARE = 0.1
 # The evidence a face guess shows, each signed so that larger is less like a Hisss face:
 # the kind model's conviction, its weakest claimed connecting edge, its surest stray
 # one, how unlike the training faces of its kind it is, and how surely its weakest
@@ -158,6 +162,8 @@ class CardReading:
     colour_probs: tuple[np.ndarray, ...] = field(default=(), compare=False)
     # the balanced Lab colour measured at each end, in the order of colours
     end_labs: tuple[np.ndarray, ...] = field(default=(), compare=False)
+    # the next likeliest colourings of this card, ((colours...), confidence), likeliest first
+    alternatives: tuple[tuple[tuple[str, ...], float], ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -206,6 +212,33 @@ def kind_matrix(measures: list[CardMeasure], p_edge: np.ndarray, turns: list[int
     papers = np.stack([m.paper_lab for m in measures])
     order = np.array([[(k + i) % 4 for i in range(4)] for k in turns])  # top, right, bottom, left after the turn
     return card_features(labs, raws, papers, np.take_along_axis(p_edge, order, axis=1))
+
+
+def alternatives(colours: list[str], odds: dict[tuple[str, ...], float], confidence: float
+                 ) -> tuple[tuple[tuple[str, ...], float], ...]:
+    """The colourings in `odds` (colours in end order -> probability) next likeliest to the one
+    read, `colours`, each with the confidence the reading would have had: a camera that cannot
+    tell this orange from red says so, and what follows the game knows which of the two the
+    deck still holds (`CardReading.alternatives`)."""
+    read = odds.get(tuple(colours), 0.0)
+    if read <= 0.0:
+        return ()
+    # a middle's two ends differ (`CARDS.md`)
+    others = sorted(((p, c) for c, p in odds.items()
+                     if c != tuple(colours) and len(set(c)) == len(c) and p >= ALTERNATIVE_SHARE * read),
+                    reverse=True)[:ALTERNATIVES]
+    return tuple((c, round(confidence * p / read, 4)) for p, c in others)
+
+
+def end_odds(probs: tuple[np.ndarray, ...], names: list[str]) -> dict[tuple[str, ...], float]:
+    """The probability of each colouring of a card's ends, the ends read independently."""
+    names = [str(n) for n in names]
+    if len(probs) == 1:
+        return {(names[j],): float(p) for j, p in enumerate(probs[0])}
+    if len(probs) == 2:
+        joint = np.outer(*probs)
+        return {(names[a], names[b]): float(joint[a, b]) for a in range(len(names)) for b in range(len(names))}
+    return {}
 
 
 def distinct_middle_colours(readings: list[CardReading], colours: list[str]) -> list[CardReading]:
@@ -405,5 +438,6 @@ class Recogniser:
                 conf *= float(max(p_edge[i][e], 1e-3)) ** 0.5
             out.append(CardReading(o, kind, colours, ends, round(conf, 4),
                                    {c: round(float(p), 4) for c, p in zip(self.kinds, p_kind[i])},
-                                   edge_ids, tuple(colour_probs), tuple(end_labs)))
+                                   edge_ids, tuple(colour_probs), tuple(end_labs),
+                                   alternatives(colours, end_odds(tuple(colour_probs), self.colours), conf)))
         return out

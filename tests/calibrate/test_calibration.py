@@ -327,6 +327,22 @@ def test_two_heads_of_one_colour_are_named_apart():
     adapter._one_each(Kind.HEAD, [sure, torn, alone])
     assert [g[0].colours for g in (sure, torn, alone)] == [["red"], ["orange"], ["blue"]]
     assert torn[0].confidence == pytest.approx(0.4)
+    # what it was read as first is ranked next, for the tracker to weigh
+    assert torn[0].alternatives == ((("red",), pytest.approx(0.55)),)
+
+
+def test_a_middle_s_other_pairs_are_ranked_among_those_the_deck_holds():
+    from companion.calibrate.adapt import ProfileAdapter
+
+    colours = DECK.colours
+    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    adapter.pairs = {frozenset(("red", "orange")), frozenset(("red", "blue"))}
+    ll = np.log(np.array([[0.6, 0.3, 0.02, 0.02, 0.04, 0.02], [0.1, 0.5, 0.1, 0.1, 0.1, 0.1]]))
+    odds = adapter._pair_odds(ll)
+    assert {tuple(colours[k] for k in pair) for pair in odds} == {
+        ("red", "orange"), ("orange", "red"), ("red", "blue"), ("blue", "red")}
+    assert sum(odds.values()) == pytest.approx(1.0)
+    assert max(odds, key=odds.get) == (colours.index("red"), colours.index("orange"))
 
 
 def test_an_unevenly_lit_surface_is_not_taken_for_a_card():

@@ -134,3 +134,26 @@ def test_a_card_first_seen_in_a_still_window_where_a_known_card_was_seen_is_that
     # two new tracks on the one place leave it in doubt
     tracks[9] = track(9, "M-red-green", 98, 99)
     assert same_cards_apart([{0: 7}, {0: 9}, {0: 1}], tracks, known) == {}
+
+
+def test_a_reading_ranked_next_supports_its_code_in_proportion_and_survives_a_resume():
+    from dataclasses import replace
+    from companion.track.reading import ReadingError, parse_reading
+    import pytest
+    t = Track(0, np.array([100.0, 100.0]), H, np.array(_corners(100, 100)))
+    sighting = replace(seen(0, "T-red", 100, 100, 0.6), alternatives=((Card.parse("T-orange"), 0.3),))
+    t.observe(sighting, DECK, 0)
+    t.observe(sighting, DECK, 1)
+    assert t.identity == "T-red"                       # what was read first is what it is called
+    assert t.support("T-orange") == pytest.approx(0.5 * t.support("T-red"))
+    assert [code for code, _ in t.supported()] == ["T-red", "T-orange"]
+    again = Track.from_dict(t.to_dict())
+    assert again.supported() == t.supported()
+    # the analyser's "alternatives" become the sighting's
+    data = {"cards": [{"id": 3, "kind": "tail", "colours": ["red"], "ends": [[1, 2]], "corners": [[0, 0]] * 4,
+                       "confidence": 0.6, "alternatives": [{"colours": ["orange"], "confidence": 0.3}]}],
+            "snakes": [{"cards": [3]}]}
+    assert parse_reading(data).cards[0].alternatives == ((Card.parse("T-orange"), 0.3),)
+    data["cards"][0]["alternatives"] = [{"colours": ["orange", "red"], "confidence": 0.3}]   # no such tail
+    with pytest.raises(ReadingError):
+        parse_reading(data)

@@ -1416,3 +1416,81 @@ def test_a_join_made_while_the_reader_missed_the_card_carried_to_it_is_judged_a_
     tracker, p = run(tables, fault=_miss_in({4, 5, 6}, ["yellow", "green"]))
     assert tracker.stats["joined_unseen"] == 1
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def _read_with_next(colours, as_colours, confidence, next_confidence):
+    """Every reading names the card with `colours` `as_colours`, and its true colours next."""
+    def fault(data, call):
+        for card in data["cards"]:
+            if card["colours"] == colours:
+                card["colours"], card["confidence"] = list(as_colours), confidence
+                card["alternatives"] = [{"colours": list(colours), "confidence": next_confidence}]
+        return data
+    return fault
+
+
+ORANGE_TAIL = [[["M-blue-red", "T-red"]], [["M-blue-red", "T-red"], ["T-orange"]],
+               [["M-blue-red", "T-red"], ["T-orange"], ["H-yellow"]]]
+
+
+def test_a_card_read_as_one_the_deck_holds_no_more_of_is_the_one_the_analyser_ranked_next():
+    # the only red tail lies on the table already; the new tail reads red, orange next at half
+    # the odds: orange it is, and no deck is exceeded
+    tracker, p = run(ORANGE_TAIL, fault=_read_with_next(["orange"], ["red"], 0.6, 0.3))
+    assert summary(tracker.moves) == summary(expected(ORANGE_TAIL)["moves"])
+    assert [e for e in p.events if e.kind == "correction"] == []
+
+
+def test_the_reading_ranked_next_does_not_rename_a_card_the_deck_still_holds():
+    tables = [[["M-blue-green"]], [["M-blue-green"], ["T-orange"]], [["M-blue-green"], ["T-orange"], ["H-yellow"]]]
+    tracker, p = run(tables, fault=_read_with_next(["orange"], ["red"], 0.6, 0.3))
+    assert _identity(tracker.moves[0]["card"]) == "T-red"
+
+
+def test_a_reading_ranked_next_as_likely_is_settled_by_the_rules_but_a_faint_one_is_not():
+    # green-yellow laid against green, read red-yellow in every reading: with green-yellow a
+    # close second the legal reading wins; a distant second is no reason to doubt the camera
+    tracker, _ = run(GAME[:3], fault=_read_with_next(["green", "yellow"], ["red", "yellow"], 0.9, 0.75))
+    assert summary(tracker.moves) == summary(expected(GAME[:3])["moves"])
+    tracker, _ = run(GAME[:3], fault=_read_with_next(["green", "yellow"], ["red", "yellow"], 0.9, 0.2))
+    assert _identity(tracker.moves[0]["card"]) == "M-red-yellow" and not tracker.moves[0]["legal"]
+
+
+def test_a_doubtful_card_settled_beside_the_next_players_card_is_judged_as_a_turn_of_its_own():
+    # read less surely than the table's other cards, the new card waits for the next table,
+    # where the next player's card is new too: the rules weigh its placement alone
+    tracker, _ = run(GAME[:3], fault=_read_with_next(["green", "yellow"], ["red", "yellow"], 0.6, 0.5))
+    assert summary(tracker.moves) == summary(expected(GAME[:3])["moves"])
+
+
+def test_without_ends_takes_cards_off_the_ends_of_chains_only():
+    from companion.track.naming import without_ends
+    assert without_ends([[1, 2, 3], [4], [5, 6]], {1, 3, 4, 6}) == [[2], [5]]
+    assert without_ends([[1, 2, 3]], {2}) == [[1, 2, 3]]          # between two cards: it stays
+    assert without_ends([[1, 2, 3]], {2, 3}) == [[1]]
+
+
+def test_a_settled_card_whose_later_readings_rank_its_rival_a_close_second_is_renamed_by_the_rules():
+    # read red-yellow surely when laid (a foul is reported), then red-yellow as weakly as
+    # green-yellow, ranked next, in the tables after: the legal reading wins
+    def fault(data, call):
+        for card in data["cards"]:
+            if card["colours"] == ["green", "yellow"]:
+                card["colours"], card["confidence"] = ["red", "yellow"], 0.9 if call <= 6 else 0.5
+                if call > 6:
+                    card["alternatives"] = [{"colours": ["green", "yellow"], "confidence": 0.5}]
+        return data
+    tracker, p = run(GAME[:4], fault=fault)
+    assert [e.data["to"] for e in p.events if e.kind == "correction"] == ["M-yellow-green"]
+    assert summary(tracker.moves) == summary(expected(GAME[:4])["moves"])
+
+
+def test_a_card_the_deck_runs_out_of_later_is_renamed_where_the_camera_ranked_another_next():
+    # the orange tail reads red clearly enough to be named so (the red tail is still in the
+    # deck); when the red tail itself is laid, the game holds two: the copy that was also
+    # read orange is renamed, and neither move is a foul
+    tables = [[["M-blue-red"]], [["M-blue-red"], ["T-orange"]], [["M-blue-red", "T-red"], ["T-orange"]],
+              [["M-blue-red", "T-red"], ["T-orange"], ["H-yellow"]]]
+    tracker, p = run(tables, fault=_read_with_next(["orange"], ["red"], 0.9, 0.3))
+    assert [(e.data["from"], e.data["to"]) for e in p.events if e.kind == "correction"] == [("T-red", "T-orange")]
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])

@@ -258,3 +258,39 @@ def test_on_a_rendered_table_an_end_split_between_two_colours_is_read_by_the_tab
     monkeypatch.setattr(analyze, "colours_by_the_table", lambda readings, colours: readings)
     unaided = score_table(scene.truth, analyzer.analyze(image), covered)
     assert not unaided.tables_exact and unaided.ends_right == unaided.ends - 1
+
+
+def test_alternatives_are_the_next_likeliest_colourings_with_the_confidence_they_would_have_had():
+    from companion.vision.recognise import ALTERNATIVE_SHARE, alternatives, end_odds
+    colours = ["red", "orange", "yellow", "green"]
+    tail = end_odds((np.array([0.6, 0.3, 0.08, 0.02]),), colours)
+    assert alternatives(["red"], tail, 0.5) == ((("orange",), 0.25), (("yellow",), pytest.approx(0.5 * 0.08 / 0.6, abs=1e-4)))
+    # at most ALTERNATIVES, none under ALTERNATIVE_SHARE of the reading's own odds
+    assert all(p >= ALTERNATIVE_SHARE * 0.5 for _, p in alternatives(["red"], tail, 0.5))
+    assert [c for c, _ in alternatives(["red"], end_odds((np.array([0.9, 0.05, 0.03, 0.02]),), colours), 0.9)] == []
+    # a middle's ends are read apart, and a colouring with one colour at both ends is no card
+    middle = end_odds((np.array([0.7, 0.3, 0.0, 0.0]), np.array([0.0, 0.6, 0.0, 0.4])), colours)
+    got = alternatives(["red", "orange"], middle, 0.42)
+    assert [c for c, _ in got] == [("red", "green"), ("orange", "green")]
+    assert got[0][1] == pytest.approx(0.42 * (0.7 * 0.4) / (0.7 * 0.6), abs=1e-4)
+    # a middle read with one colour at both ends keeps its odds: what follows takes one of them
+    assert [c for c, _ in alternatives(["orange", "orange"], middle, 0.18)] == [("red", "orange"), ("red", "green")]
+
+
+def test_on_a_rendered_table_a_misread_end_s_true_colour_is_ranked_next(analyzer, development_table):
+    scene, image, _ = development_table(7, "hard", 36)
+    result = analyzer.analyze(image)
+    pairs = _pairs(result, scene.truth)
+    misread = []
+    for got, want in pairs:
+        if got["kind"] == want["kind"] and want["colours"]:
+            # the true colours in the order of the ends read
+            truth = [want["colours"][int(np.argmin([np.hypot(e[0] - w[0], e[1] - w[1]) for w in want["ends"]]))]
+                     for e in got["ends"]]
+            if truth != got["colours"]:
+                misread.append((truth, got))
+        for alt in got["alternatives"]:
+            assert alt["colours"] != got["colours"] and alt["confidence"] <= got["confidence"]
+    assert misread, "the table no longer shows the case"
+    for truth, got in misread:
+        assert truth in [alt["colours"] for alt in got["alternatives"]]
