@@ -39,6 +39,9 @@ APART = 0.2         # overlap with another reading under which a refitted card i
 INSIDE = 0.85       # the least share of a refitted card inside the outline it replaces
 PAIR_LONGER = 1.5   # an outline of two cards end to end is this much longer against its width
                     # than the faces read, at least (twice, less what the view squeezes)
+# Two of the deck's widest cards (1:1.6, `CARDS.md`) side by side, joined at their long edges:
+# with no face read to size the cards by, an outline this much longer than wide may be two
+PAIR_WIDEST = 2.0 / 1.6
 
 
 def refit_oversized_faces(image: np.ndarray, readings: list[CardReading],
@@ -92,7 +95,12 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
     wide, such an outline is one card the recogniser doubted, and its halves are no cards.)"""
     aspects = [r.outline.long_side / r.outline.short_side for r in readings if r.kind in FACE_KINDS]
     if not aspects:
-        return readings
+        # nothing to size the cards by (the first cards of a game): any outline as long as two
+        # of the widest cards, when both its halves read as faces
+        pairs = [o for o in unread if apparent_aspect(o.corners) >= PAIR_WIDEST]
+        found = [f for faces in _faces_in_halves(image, pairs, recognise) if len(faces) == 2 for f in faces]
+        return list(readings) + [f for f in found if not any(
+            polygon_iou(f.outline.corners, r.outline.corners) > APART for r in readings)]
     longest = max(PAIR_ASPECT, PAIR_LONGER * float(np.median(aspects)))
     halves = [half for outline in unread if apparent_aspect(outline.corners) >= longest
               for half in _halves(outline)]
@@ -117,18 +125,26 @@ def faces_read_apart(image: np.ndarray, readings: list[CardReading],
                   if r.kind in FACE_KINDS and apparent_aspect(r.outline.corners) >= PAIR_ASPECT]
     if not long_faces:
         return readings
-    halves = [(i, half) for i in long_faces for half in _halves(readings[i].outline)]
-    whole = {id(half): i for i, half in halves}
-    read: dict[int, list[CardReading]] = {i: [] for i in long_faces}
-    for reading in recognise(image, [half for _, half in halves]):
-        if reading.kind in FACE_KINDS:
-            read[whole[id(reading.outline)]].append(reading)
+    read = dict(zip(long_faces, _faces_in_halves(image, [readings[i].outline for i in long_faces], recognise)))
     out = []
     for i, reading in enumerate(readings):
         faces = read.get(i, [])
         pair = len(faces) == 2 and math.prod(f.confidence for f in faces) > reading.confidence
         out.extend(faces if pair else [reading])
     return out
+
+
+def _faces_in_halves(image: np.ndarray, outlines: list[CardOutline],
+                     recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
+                     ) -> list[list[CardReading]]:
+    """For each outline, the faces read in its two halves (`_halves`), all read in one batch."""
+    halves = [(k, half) for k, outline in enumerate(outlines) for half in _halves(outline)]
+    whole = {id(half): k for k, half in halves}
+    read: list[list[CardReading]] = [[] for _ in outlines]
+    for reading in recognise(image, [half for _, half in halves]) if halves else []:
+        if reading.kind in FACE_KINDS:
+            read[whole[id(reading.outline)]].append(reading)
+    return read
 
 
 def _halves(outline: CardOutline) -> list[CardOutline]:

@@ -231,3 +231,32 @@ def test_on_a_rendered_table_middles_read_whole_from_pairs_are_read_apart(monkey
     assert found.matched == found.found_cards   # every half read is a card
     monkeypatch.setattr(analyze, "faces_read_apart", lambda image, readings, recognise: readings)
     assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 3
+
+
+def _reads_cards(asked, aspect=1.24):
+    """A stand-in recogniser that reads a face in any outline shaped like one card of the
+    deck (`aspect` long side over short, give or take a little) and nothing in another."""
+    def read(image, outlines):
+        asked.extend(outlines)
+        return [CardReading(o, "middle", [], [], 0.9, {"middle": 0.9}) for o in outlines
+                if abs(o.long_side / o.short_side - aspect) < 0.1]
+    return read
+
+
+def test_with_no_face_read_two_wide_cards_side_by_side_outlined_as_one_are_read_from_its_halves():
+    from companion.vision.refit import pairs_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    # two cards 50 wide and 62 long, joined at their long edges: 100 x 62, no longer than some
+    # single cards of a deck, but here nothing else was read to tell
+    pair = CardOutline(np.array([[100, 100], [200, 100], [200, 162], [100, 162]], float))
+    asked = []
+    got = pairs_read_apart(image, [], [pair], _reads_cards(asked))
+    assert len(asked) == 2 and len(got) == 2
+    assert sorted(round(float(r.outline.centre[0])) for r in got) == [125, 175]
+    # both halves must read as faces: a half alone proves nothing of the other
+    one = pairs_read_apart(image, [], [pair], lambda image, outlines: _reads_cards([])(image, outlines[:1]))
+    assert one == []
+    # an outline shaped like one card is not cut
+    card = CardOutline(np.array([[100, 100], [150, 100], [150, 162], [100, 162]], float))
+    asked = []
+    assert pairs_read_apart(image, [], [card], _reads_cards(asked)) == [] and asked == []
