@@ -92,11 +92,12 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
     (`PAIR_LONGER`): cards nearly square, lying end to end with no seam the finder could see,
     outlined as one.  Read as one card, a pair is read as none, and with no face there
     `extend` has no end to follow.  (Where the deck's cards are themselves twice as long as
-    wide, such an outline is one card the recogniser doubted, and its halves are no cards.)"""
+    wide, such an outline is one card the recogniser doubted, and its halves are no cards.)
+    With no face read to size the cards by (the first cards of a game), any outline as long as
+    two of the widest cards side by side (`PAIR_WIDEST`) is cut, and kept cut only when both
+    its halves read as faces."""
     aspects = [r.outline.long_side / r.outline.short_side for r in readings if r.kind in FACE_KINDS]
     if not aspects:
-        # nothing to size the cards by (the first cards of a game): any outline as long as two
-        # of the widest cards, when both its halves read as faces
         pairs = [o for o in unread if apparent_aspect(o.corners) >= PAIR_WIDEST]
         found = [f for faces in _faces_in_halves(image, pairs, recognise) if len(faces) == 2 for f in faces]
         return list(readings) + [f for f in found if not any(
