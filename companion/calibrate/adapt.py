@@ -214,10 +214,10 @@ class ProfileAdapter:
 
     def _name_single(self, r, k: int, post: np.ndarray, kind_p: float) -> None:
         """Name a head or tail's end colour `k`, of the colour posterior `post`."""
+        sure = float(kind_p * post[k])
         r.colours = [self.colours[k]]
-        r.confidence = round(float(kind_p * post[k]), 4)
-        r.alternatives = alternatives(r.colours, {(c,): float(p) for c, p in zip(self.colours, post)},
-                                      float(kind_p * post[k]))
+        r.confidence = round(sure, 4)
+        r.alternatives = alternatives(r.colours, {(c,): float(p) for c, p in zip(self.colours, post)}, sure)
 
     def _model_colours(self, recogniser, image, faces) -> list[np.ndarray]:
         """The trained colour model's probabilities, (4, colours) per card, in the profile's colour order."""

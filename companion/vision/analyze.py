@@ -47,13 +47,7 @@ class Analyzer:
     def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
-        if self.adapter is None:
-            image = seen = well_exposed(image)
-        else:
-            # a calibrated deck's colours were measured in its photo as that was exposed; its
-            # light, though, when outside every trained light, hides cards from the finder
-            seen = self.adapter.finder_view(image)
-        outlines = find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
+        image, outlines = self.find(image, unlike_table)
         readings = self._recognise(image, outlines)
         read = {id(r.outline) for r in readings}
         unread = [o for o in outlines if id(o) not in read]
@@ -78,6 +72,16 @@ class Analyzer:
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
         return readings
+
+    def find(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> tuple[np.ndarray, list]:
+        """The picture the cards are to be read in, and the card outlines the finder found."""
+        if self.adapter is None:
+            image = seen = well_exposed(image)
+        else:
+            # a calibrated deck's colours were measured in its photo as that was exposed; its
+            # light, though, when outside every trained light, hides cards from the finder
+            seen = self.adapter.finder_view(image)
+        return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
 
     def _recognise(self, image: np.ndarray, outlines: list) -> list[CardReading]:
         if self.adapter is not None:   # the calibrated deck's light, kinds and colours

@@ -426,8 +426,10 @@ def test_under_a_lamp_no_training_saw_the_calibrated_finder_finds_more_cards(cal
         truth = [np.array(t["corners"]) for t in scene.truth["cards"]]
         cards += len(truth)
         for name, analyzer in (("plain", plain), ("calibrated", adapted)):
-            outlines = [np.array(c["corners"]) for c in analyzer.analyze(scene.image)["cards"]]
-            found[name] += len(match_quads(outlines, truth))
+            # the finders' own outlines: the readers after them add cards of their own (two
+            # cards outlined as one are read from its halves when no face is read)
+            _, outlines = analyzer.find(scene.image)
+            found[name] += len(match_quads([o.corners for o in outlines], truth))
     assert cards > 40
     assert found["calibrated"] >= found["plain"] + 0.1 * cards, found
 
