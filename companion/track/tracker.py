@@ -58,7 +58,6 @@ __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
 PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
 SAME_PLACE = 0.5   # of a card's outline, what another card must cover to lie on its place
-HELD_SLACK = 1.0   # card sizes two linked cards' centres may drift apart and still be linked
 
 
 @dataclass
@@ -467,7 +466,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             still = lying - set(self._gone_since)
             settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
             edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
-            edges |= self._held_together(settled - edges, present, edges)
         # A card seen gone (and the pixels agree something happened there) only counts as
         # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
         # pass.  A complete snake is the exception: taking it is the game.
@@ -762,7 +760,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         """Card t is read touching as many cards as it has ends that join (a middle two,
         any other face one), each lying beside it (a link read across the gap a missed card
         left is the reader closing that gap, not a touch)."""
-        return sum(t in e and self._beside(*e) for e in edges) >= _ends(self._track(t).identity)
+        ends = 2 if Card.parse(self._track(t).identity).kind is Kind.MIDDLE else 1
+        return sum(t in e and self._beside(*e) for e in edges) >= ends
 
     def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
         """Where settled cards not seen now lie if their chain was carried as its cards that
@@ -851,29 +850,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             components(present, edges), now, self._settled_outlines, self._settled_frame,
             _shape(window))
 
-    def _held_together(self, lost: set, present: set, edges: set) -> set:
-        """Of the settled links the reader lost, those between two cards that still lie as
-        they lay against each other (their centres as far apart as at the last settle, give
-        or take HELD_SLACK card sizes) and have a free end for it.  A snake does not come
-        apart in play: a card outlined askew in a washed-out picture, or nudged off its
-        neighbour, is still in it, where the referee would otherwise see a rearrangement."""
-        kept = set()
-        links = Counter(t for e in edges for t in e)
-        group = components(present, edges)
-        for a, b in sorted(tuple(sorted(e)) for e in lost if e <= present):
-            if a not in self._settled_outlines or b not in self._settled_outlines or group[a] is group[b] \
-                    or any(links[t] >= _ends(self.codes.get(t) or self._track(t).identity) for t in (a, b)):
-                continue
-            then = _centre_shift(self._settled_outlines[a], self._settled_outlines[b])
-            now = _centre_shift(self._track(a).corners, self._track(b).corners)
-            if abs(now - then) <= HELD_SLACK * min(self._track(a).size, self._track(b).size):
-                kept.add(frozenset((a, b)))
-                links.update((a, b))
-                group[a] |= group[b]
-                for t in group[a]:
-                    group[t] = group[a]
-        return kept
-
     def _unmoved(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: did the pixels under that outline stay as they were when
         the table last settled (or in `before`)?  None when there is no picture to compare with."""
@@ -911,11 +887,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
 
 def _shape(window: _Window) -> tuple[int, ...] | None:
     return None if window.image is None else window.image.shape
-
-
-def _ends(code: str) -> int:
-    """How many cards a card of this code can touch in a chain."""
-    return 2 if Card.parse(code).kind is Kind.MIDDLE else 1
 
 
 def _centre_shift(a, b) -> float:
