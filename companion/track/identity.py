@@ -106,6 +106,12 @@ class Track:
         return sorted(((code, self.support(code)) for code in set(self.votes) | set(self.alternatives)),
                       key=lambda kv: (-kv[1], kv[0]))
 
+    def rivals(self, share: float = 0.5) -> list[tuple[str, float]]:
+        """The readings of comparable support: the leader, and among the next two those of
+        at least `share` times its support (`supported` order)."""
+        ranked = self.supported()
+        return [(code, w) for code, w in ranked[:3] if w >= share * ranked[0][1]]
+
     def is_clear(self, ratio: float = 2.0) -> bool:
         """The leading reading outweighs the next one by `ratio` (or stands alone)."""
         ranked = self.ranked()

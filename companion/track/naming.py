@@ -71,7 +71,8 @@ class CardNaming:
         """
         choice: dict[int, str] = {}
         for t in doubtful:
-            ranked = self.tracks[t].supported()
+            track = self.tracks[t]
+            ranked = track.supported()
             top = ranked[0][1]
             others = [Card.parse(identity[u]) for c in chains for u in c if u != t]
             others += [Card.parse(code) for pile in self.referee.piles().values()
@@ -86,8 +87,7 @@ class CardNaming:
                 available = left[self.deck.identity(Card.parse(code))] > 0
                 return (available, self.referee.would_be_legal(table), weight)
             exhausted = left[self.deck.identity(Card.parse(ranked[0][0]))] <= 0
-            share = self.settings.alternative_share if exhausted else 0.5
-            options = [(code, w) for code, w in ranked[:3] if w >= share * top]
+            options = track.rivals(self.settings.alternative_share if exhausted else 0.5)
             if t in unread:
                 read = [code for code, _ in options]
                 options += [(card.code, 0.5 * top) for card in sorted(self.deck.counts)

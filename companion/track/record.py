@@ -284,7 +284,7 @@ class MoveRecord:
             if not exceeded and (t not in self.codes or top >= self.settings.doubt_ratio * ranked[1][1]):
                 continue
             share = self.settings.alternative_share if exceeded else 0.5
-            rivals = [code for code, w in ranked[:3] if w >= share * top and code != committed
+            rivals = [code for code, _ in self._track(t).rivals(share) if code != committed
                       and self.deck.count(Card.parse(code))]
             if rivals:
                 doubted.append((ranked[1][1] / top, t, committed, rivals))

@@ -149,6 +149,9 @@ def test_a_reading_ranked_next_supports_its_code_in_proportion_and_survives_a_re
     assert [code for code, _ in t.supported()] == ["T-red", "T-orange"]
     again = Track.from_dict(t.to_dict())
     assert again.supported() == t.supported()
+    # its rivals: the readings of at least a share of the leader's support, the leader first
+    assert [code for code, _ in t.rivals(0.5)] == ["T-red", "T-orange"]
+    assert [code for code, _ in t.rivals(0.6)] == ["T-red"]
     # the analyser's "alternatives" become the sighting's
     data = {"cards": [{"id": 3, "kind": "tail", "colours": ["red"], "ends": [[1, 2]], "corners": [[0, 0]] * 4,
                        "confidence": 0.6, "alternatives": [{"colours": ["orange"], "confidence": 0.3}]}],
