@@ -7,6 +7,7 @@ readings re-judges the whole record.  Mixed into `Tracker`.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations, permutations, product
 from typing import TYPE_CHECKING
 
 from companion.game.cards import Card
@@ -81,14 +82,14 @@ class MoveRecord:
         return told + [TrackEvent("move", first, move) for move in moves]
 
     def _completed_unseen(self, gone: set) -> bool:
-        """A snake taken whole now that is not complete as recorded, and a snake gone unseen
-        since the table that gave it its last card (its place changed then: moved, not merely
-        missed) that completes it at one of its ends: that card was laid to complete it -- the
-        unseen snake, pushed over to meet it and missed by the reader, is its head or tail --
-        and the snake was collected whole.  The last judged table is corrected to show them
-        joined (the game is judged again), so the completion and the collection are reported
-        instead of a card laid and two incomplete snakes taken.  True when a table was
-        corrected."""
+        """A snake taken whole now that is not complete as recorded, and snakes gone unseen
+        since the table that gave it its last card (their place changed then: moved, not
+        merely missed) that complete it, set at its ends: that card was laid to complete it
+        -- the unseen pieces, pushed over to meet it and missed by the reader, are its head
+        or tail or both -- and the snake was collected whole.  The last judged table is
+        corrected to show them joined (the game is judged again), so the completion and the
+        collection are reported instead of a card laid and incomplete snakes taken.  True
+        when a table was corrected."""
         if not self.history:
             return False
         entry = self.history[-1]
@@ -96,20 +97,17 @@ class MoveRecord:
         laid = [c for c in whole if set(c) & set(entry["added"]) and not set(c) & set(self._gone_since)]
         unseen = [c for c in whole if all(self._gone_since.get(t) == entry["frame"] for t in c)]
         for chain in laid:
-            if self._is_complete(chain):
+            joined = None if self._is_complete(chain) else self._completing_join(chain, unseen)
+            if joined is None:
                 continue
-            for other in unseen:
-                joined = self._completing_join(chain, other)
-                if joined is None:
-                    continue
-                ids, codes = joined
-                kept = [k for k, run in enumerate(entry["tracks"]) if run != chain and run != other]
-                entry["tracks"] = [entry["tracks"][k] for k in kept] + [ids]
-                entry["table"] = [entry["table"][k] for k in kept] + [codes]
-                self.chains = [c for c in self.chains if c is not chain and c is not other] + [ids]
-                self._rejudge()
-                self._rejoined.append({"table_number": len(self.history) - 1, "joined": codes})
-                return True
+            ids, codes, used = joined
+            kept = [k for k, run in enumerate(entry["tracks"]) if run != chain and run not in used]
+            entry["tracks"] = [entry["tracks"][k] for k in kept] + [ids]
+            entry["table"] = [entry["table"][k] for k in kept] + [codes]
+            self.chains = [c for c in self.chains if c is not chain and c not in used] + [ids]
+            self._rejudge()
+            self._rejoined.append({"table_number": len(self.history) - 1, "joined": codes})
+            return True
         return False
 
     def _found_from_start(self, cards: dict[int, str], start_frame: int | None = None) -> None:
@@ -159,18 +157,24 @@ class MoveRecord:
         self._rejoined.append({"table_number": len(self.history) - 1, "joined": joined})
         return True
 
-    def _completing_join(self, chain: list[int], other: list[int]
-                         ) -> tuple[list[int], list[str]] | None:
-        """`other` set at an end of `chain` (either way round) so that the whole is a complete
-        snake, else None.  (Where `other` lay says little: a snake is pushed from anywhere on
-        the table to meet the card that completes it.)"""
-        def flipped(run):
-            return run[::-1], [Card.parse(c).flipped().code for c in self._codes(run)[::-1]]
-        a, b = (chain, self._codes(chain)), (other, self._codes(other))
-        for x, y in ((a, b), (a, flipped(other)), (b, a), (flipped(other), a)):
-            ids, table = x[0] + y[0], x[1] + y[1]
-            if is_complete([Card.parse(c) for c in table]):
-                return list(ids), list(table)
+    def _completing_join(self, chain: list[int], pieces: list[list[int]]
+                         ) -> tuple[list[int], list[str], list[list[int]]] | None:
+        """`chain` with the fewest of `pieces` (at most two: its head's side and its tail's)
+        set around it, in any order and either way round, so that the whole is a complete
+        snake: its tracks, codes and the pieces used; else None.  (Where a piece lay says
+        little: a snake is pushed from anywhere on the table to meet the card that
+        completes it.)"""
+        def ways(run):
+            codes = self._codes(run)
+            return (run, codes), (run[::-1], [Card.parse(c).flipped().code for c in codes[::-1]])
+        for n in range(1, min(len(pieces), 2) + 1):
+            for used in combinations(pieces, n):
+                runs = [((chain, self._codes(chain)),)] + [ways(p) for p in used]
+                for order in permutations(runs):
+                    for way in product(*order):
+                        table = [c for _, codes in way for c in codes]
+                        if is_complete([Card.parse(c) for c in table]):
+                            return [t for ids, _ in way for t in ids], table, list(used)
         return None
 
     def _is_complete(self, chain: list[int]) -> bool:

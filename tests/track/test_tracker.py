@@ -966,6 +966,22 @@ def test_a_snake_completed_with_an_end_the_reader_missed_and_collected_at_once_i
     assert summary(told[0]["moves"]) == summary(expected(tables)["moves"])
 
 
+def test_a_snake_completed_between_a_head_and_a_tail_both_missed_is_one_collection():
+    # M-red-purple joins H-red and T-purple, both pushed over to meet it, and every reading
+    # of that table misses both; then the snake is collected.  Three pieces gone at once:
+    # one completion and its collection, not a card laid and three incomplete snakes taken
+    tables = [[["H-red"]], [["H-red"], ["T-purple"]], [["H-red", "M-red-purple", "T-purple"]],
+              [[], [], ["H-orange"]]]
+    lose_head, lose_tail = _lost({7, 8, 9}, ["red"]), _lost({7, 8, 9}, ["purple"])
+    analyzer = FakeAnalyzer(fault=lambda data, call: lose_tail(lose_head(data, call), call))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play([analysis(t, {0: (150.0, 0.0)} if k == 2 else None)
+                                    for k, t in enumerate(tables)])
+    assert tracker.stats["completed_unseen"] == 1
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert tracker.account()["scores"] == expected(tables)["scores"]
+
+
 def test_a_joined_snake_correction_goes_to_the_dashboard_as_its_table_judged_again():
     """Not as a card rename: as the whole table the tracker now judges, named by its number
     among the tables sent; a table that was not sent or does not hold the joined snake is
