@@ -41,7 +41,7 @@ from .doubt import DoubtfulCards
 from .frames import EncodedFrame, full_image
 from .gap import GapStep, cut_out, gap_steps
 from .gate import ChangeGate
-from .identity import Track, match_sightings, same_cards_apart
+from .identity import RIGID_SLACK, Track, match_sightings, same_cards_apart
 from .naming import CardNaming
 from .persistence import SavedState
 from .pushes import MIN_PUSH, chain_motion, components
@@ -357,6 +357,25 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 self._looks.pop(t, None)
         return events
 
+    def _held_together(self, links: set, present: set, edges: set) -> set:
+        """Of settled `links` the reader did not read, those between two present cards that
+        lie as far apart as they did, each with an end free: a snake pushed to make room
+        moves every card, so the pixels cannot vouch for the links, but the distances can
+        (snakes are never split in play; a reader misses a link on a dim picture)."""
+        ends = Counter(t for e in edges for t in e)
+        held = set()
+        for e in links:
+            a, b = sorted(e)
+            if not e <= present or ends[a] > 1 or ends[b] > 1 \
+                    or a not in self._settled_outlines or b not in self._settled_outlines:
+                continue
+            then = _centre_shift(self._settled_outlines[a], self._settled_outlines[b])
+            now = _centre_shift(self._track(a).corners, self._track(b).corners)
+            if abs(now - then) <= RIGID_SLACK * min(self._track(a).size, self._track(b).size):
+                held.add(e)
+                ends.update(e)
+        return held
+
     def _still_waiting(self, waited: dict[int, int], present: set, placed: set) -> dict[int, int]:
         """Of the cards that waited (card -> frame first showing it), those this reading missed
         that wait on.  A waiting card missed is not forgotten at once: the reader misses a card
@@ -466,6 +485,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             still = lying - set(self._gone_since)
             settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
             edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
+            edges |= self._held_together(settled - edges, present & before, edges)
         # A card seen gone (and the pixels agree something happened there) only counts as
         # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
         # pass.  A complete snake is the exception: taking it is the game.

@@ -661,6 +661,41 @@ def test_a_link_misread_between_two_cards_that_stayed_put_does_not_split_their_s
     assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
 
 
+def test_a_link_misread_in_a_snake_pushed_as_it_was_extended_does_not_split_it():
+    # as above, but the snake was pushed along as T-yellow was laid: every card moved, so
+    # the pixels cannot vouch for the link.  Its two cards lie as far apart as they did: the
+    # snake is whole, and the extension is no rearrangement
+    def split(data, call):
+        if call in (13, 14, 15):
+            data["snakes"] = [part for s in data["snakes"] for part in (
+                [{"cards": s["cards"][:1]}, {"cards": s["cards"][1:]}] if len(s["cards"]) == 5 else [s])]
+        return data
+    analyzer = FakeAnalyzer(fault=split)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play([analysis(t, {0: (60.0, 40.0)} if k == 4 else None)
+                                    for k, t in enumerate(GAME[:5])])
+    assert summary(tracker.moves) == summary(expected(GAME[:5])["moves"])
+
+
+def test_a_settled_link_is_held_only_between_cards_that_lie_as_far_apart_as_they_did():
+    from companion.track.identity import Track
+
+    def card(t, x, y):
+        corners = np.array([[x, y], [x + W, y], [x + W, y + 40], [x, y + 40]], float)
+        return Track(t, corners.mean(axis=0), 40.0, corners)
+    tracker = Tracker(FakeAnalyzer(), PLAYERS, settings=FIXED)
+    settled = {1: card(1, 0, 0), 2: card(2, 58, 0), 3: card(3, 116, 0), 4: card(4, 174, 0)}
+    tracker._settled_outlines = {t: c.corners.tolist() for t, c in settled.items()}
+    # the snake pushed along (every card moved), 2 and 3 drawn a little closer, 4 pulled away
+    tracker.tracks = {1: card(1, 60, 40), 2: card(2, 118, 40), 3: card(3, 170, 40), 4: card(4, 260, 40)}
+    links = {frozenset((1, 2)), frozenset((2, 3)), frozenset((3, 4))}
+    assert tracker._held_together(links, {1, 2, 3, 4}, set()) == {frozenset((1, 2)), frozenset((2, 3))}
+    # not where a card is gone, nor beside a card whose both ends were read linked elsewhere
+    assert tracker._held_together(links, {1, 3, 4}, set()) == set()
+    assert tracker._held_together({frozenset((1, 2))}, {1, 2, 5, 6},
+                                  {frozenset((2, 5)), frozenset((2, 6))}) == set()
+
+
 def test_a_card_left_waiting_and_then_pushed_into_a_join_is_judged_in_its_own_turn():
     # H-red is laid just beside M-blue-green while the reader misses M-blue-green: the change
     # waits.  Then M-green-red joins them, H-red pushed up to it: H-red was seen in the
