@@ -46,6 +46,30 @@ def unmoved_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | 
     return unmoved
 
 
+def carried_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | None,
+                 image_shape: tuple[int, ...] | None, fraction: float
+                 ) -> Callable[[np.ndarray, np.ndarray], bool] | None:
+    """A test: does `now` show under outline `to` what `before` showed under `start` (a card
+    carried from there to there, under `fraction` of its pixels changed)?  None when there
+    is no picture to compare with."""
+    if before is None or now is None or image_shape is None or before.shape != now.shape:
+        return None
+    scale = np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]], np.float32)
+
+    def carried(start, to) -> bool:
+        a = (np.asarray(start, np.float32) * scale).reshape(4, 2)
+        b = (np.asarray(to, np.float32) * scale).reshape(4, 2)
+        moved = cv2.warpPerspective(before, cv2.getPerspectiveTransform(a, b),
+                                    (now.shape[1], now.shape[0]), flags=cv2.INTER_LINEAR)
+        moved = moved.reshape(now.shape)   # (a one-channel picture loses its channel axis)
+        region = np.zeros(now.shape[:2], np.uint8)
+        cv2.fillConvexPoly(region, np.round(b).astype(np.int32), 1)
+        # (its rim left out: the table around it was not carried)
+        inside = cv2.erode(region, np.ones((3, 3), np.uint8)).astype(bool)
+        return inside.sum() > 0 and gate.changed_mask(now, moved)[inside].mean() < fraction
+    return carried
+
+
 class SettledPictures:
     """The settled pictures (frame, small copy) since the table was last judged, that one
     first, and the dates they give cards found late."""

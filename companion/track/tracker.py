@@ -36,7 +36,7 @@ import numpy as np
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck, load_deck
 
-from .dating import PlaceTest, SettledPictures, unmoved_test
+from .dating import PlaceTest, SettledPictures, carried_test, unmoved_test
 from .doubt import DoubtfulCards
 from .frames import EncodedFrame, full_image
 from .gap import GapStep, cut_out, gap_steps
@@ -421,6 +421,12 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # lies elsewhere than in the picture last judged, where its new place was bare table)
             unseen = {t for t in gone - set(self._gone_since)
                       if self._unmoved_since_seen(t, window)}
+            # (as is one of a snake carried along, where the picture shows the card carried)
+            carried_unseen = self._carried_unseen(gone - set(self._gone_since) - unseen, present, window)
+            for t, place in carried_unseen.items():
+                self.tracks[t].corners, self.tracks[t].centre = place, place.mean(axis=0)
+            self.stats["carried_unseen"] += len(carried_unseen)
+            unseen |= set(carried_unseen)
             # A card found where nothing changed since the last settle was not laid this turn:
             # if its place changed since the table was last judged, it was laid then and the
             # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
@@ -783,26 +789,41 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         ends = 2 if Card.parse(self._track(t).identity).kind is Kind.MIDDLE else 1
         return sum(t in e and self._beside(*e) for e in edges) >= ends
 
-    def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
+    def _carried_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
         """Where settled cards not seen now lie if their chain was carried as its cards that
-        were seen were since the table last settled (`chain_motion`).  Left out: cards of a
-        chain that did not move, and cards last seen elsewhere than where they settled (they
-        were seen carried)."""
+        were seen were since the table last settled (`chain_motion`); cards of chains with
+        no card seen are left out."""
         out = {}
         for chain in self.chains:
-            missing = [t for t in chain if t in cards and t in self._settled_outlines
-                       and _centre_shift(self._track(t).corners, self._settled_outlines[t])
-                       < MIN_PUSH * self._track(t).size]
+            missing = [t for t in chain if t in cards and t in self._settled_outlines]
             now = {t: self.tracks[t].corners for t in chain if t in seen}
             motion = chain_motion(now, now, self._settled_outlines, self._track(missing[0]).size) \
                 if missing else None
-            if motion is None:
-                continue
-            for t in missing:
-                place = motion(self._settled_outlines[t])
-                if _centre_shift(place, self._settled_outlines[t]) >= MIN_PUSH * self._track(t).size:
-                    out[t] = place
+            for t in missing if motion is not None else ():
+                out[t] = np.asarray(motion(self._settled_outlines[t]), float)
         return out
+
+    def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
+        """`_carried_places` of the cards last seen where they settled whose chain moved."""
+        return {t: place for t, place in self._carried_places(
+                    {t for t in cards if t in self._settled_outlines
+                     and _centre_shift(self._track(t).corners, self._settled_outlines[t])
+                     < MIN_PUSH * self._track(t).size}, seen).items()
+                if _centre_shift(place, self._settled_outlines[t]) >= MIN_PUSH * self._track(t).size}
+
+    def _carried_unseen(self, cards: set, present: set, window: _Window) -> dict[int, np.ndarray]:
+        """Of settled cards the reader missed now, those whose snake was carried (by the
+        cards of it seen) and which the picture shows carried with it: card -> its outline
+        now.  (A snake pushed to make room moves every card, so the pixels at a card's old
+        place cannot say it is still there; its new place can.)"""
+        test = carried_test(self.gate, self._settled_small, window.small, _shape(window),
+                            self.settings.unmoved_fraction)
+        if test is None:
+            return {}
+        # (a card read there now is this one read afresh as another, or one laid on it)
+        return {t: place for t, place in self._carried_places(cards, present).items()
+                if not any(outline_share(self.tracks[u].corners, place) >= SAME_PLACE for u in present)
+                and test(self._settled_outlines[t], place)}
 
     def _on_place_of(self, a: int, b: int) -> bool:
         """Card a covers a good part (PUSHED_SHARE) of where card b lay."""

@@ -84,3 +84,21 @@ def test_the_judged_picture_and_the_latest_few_are_kept():
     dating = pictures(*[picture() for _ in range(12)])
     assert len(dating) == KEEP + 1
     assert dating.frame(0) == 100 and dating.frame(len(dating) - 1) == 210
+
+
+def test_a_card_carried_is_recognised_at_its_new_place_by_what_it_showed_at_its_old_one():
+    from companion.track.dating import carried_test
+
+    def shown(at: np.ndarray | None, upside_down: bool = False) -> np.ndarray:
+        small = picture()
+        if at is not None:     # a face of two halves, so that which way round it lies shows
+            x0, y0 = at.min(axis=0).astype(int)
+            x1, y1 = at.max(axis=0).astype(int)
+            middle = (y0 + y1) // 2
+            small[y0:middle, x0:x1], small[middle:y1, x0:x1] = (60.0, 150.0) if upside_down else (150.0, 60.0)
+        return small
+    before = shown(CARD)
+    assert carried_test(ChangeGate(), before, shown(ELSEWHERE), SHAPE, 0.1)(CARD, ELSEWHERE)
+    assert not carried_test(ChangeGate(), before, shown(None), SHAPE, 0.1)(CARD, ELSEWHERE)
+    assert not carried_test(ChangeGate(), before, shown(ELSEWHERE, upside_down=True), SHAPE, 0.1)(CARD, ELSEWHERE)
+    assert carried_test(ChangeGate(), before, None, SHAPE, 0.1) is None

@@ -677,6 +677,53 @@ def test_a_link_misread_in_a_snake_pushed_as_it_was_extended_does_not_split_it()
     assert summary(tracker.moves) == summary(expected(GAME[:5])["moves"])
 
 
+@pytest.mark.parametrize("taken", [False, True])
+def test_a_card_missed_in_a_snake_pushed_along_is_kept_where_the_picture_shows_it(taken):
+    # the snake is pushed up and along as M-red-yellow is laid, and from then on every
+    # reading misses its head.  The pixels at the head's old place changed (the push), but
+    # the picture shows the head where the push carried it: it is there, and the extension
+    # is no rearrangement.  A head really taken as the snake was pushed is not kept.
+    snake = ["H-purple", "M-purple-blue", "M-blue-green", "M-green-yellow", "M-yellow-red"]
+    after = [snake[1:]] if taken else [snake]
+    tables = GAME[:4] + [after, after + [["M-orange-green"]], after + [["M-orange-green", "M-green-blue"]]]
+    analyzer = FakeAnalyzer(fault=_lost(set(range(13, 100)), ["purple"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play([analysis(t, {0: (30.0 + 58.0 * taken, -20.0)} if k >= 4 else None)
+                                    for k, t in enumerate(tables)])
+    assert tracker.stats["carried_unseen"] == (0 if taken else 1)
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_missed_card_is_not_kept_where_its_carried_snake_would_put_it_if_a_card_lies_there():
+    # the same push, read directly: the head is found where the push carried it unless the
+    # picture shows no head there, or a card was read on that place (the head itself, read
+    # as another card, or one laid there: two cards never share a place)
+    from companion.track.identity import Track
+    from companion.track.tracker import _Window
+    from .scene import draw
+
+    snake = ["H-purple", "M-purple-blue", "M-blue-green"]
+    def outlines(chains, offsets=None):
+        return [np.array(c["corners"], float) for c in analysis(chains, offsets)["cards"]]
+    then, pushed = outlines([snake]), outlines([snake], {0: (30.0, -20.0)})
+    tracker = Tracker(FakeAnalyzer(), PLAYERS, settings=FIXED)
+    tracker.chains = [[0, 1, 2]]
+    tracker._settled_outlines = {t: then[t].tolist() for t in range(3)}
+    tracker._settled_small = tracker.gate.shrink(draw(analysis([snake])))
+    tracker.tracks = {t: Track(t, pushed[t].mean(axis=0), 40.0, pushed[t]) for t in (1, 2)}
+    tracker.tracks[0] = Track(0, then[0].mean(axis=0), 40.0, then[0])
+
+    def kept(now: dict, present=frozenset((1, 2))) -> dict:
+        image = draw(now)
+        window = _Window([100], image=image, small=tracker.gate.shrink(image))
+        return tracker._carried_unseen({0}, set(present), window)
+    assert list(kept(analysis([snake], {0: (30.0, -20.0)}))) == [0]
+    assert np.allclose(kept(analysis([snake], {0: (30.0, -20.0)}))[0], pushed[0], atol=1.0)
+    assert kept(analysis([snake[1:]], {0: (88.0, -20.0)})) == {}
+    tracker.tracks[9] = Track(9, pushed[0].mean(axis=0), 40.0, pushed[0])
+    assert kept(analysis([snake], {0: (30.0, -20.0)}), present={1, 2, 9}) == {}
+
+
 def test_a_settled_link_is_held_only_between_cards_that_lie_as_far_apart_as_they_did():
     from companion.track.identity import Track
 
