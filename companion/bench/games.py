@@ -205,6 +205,7 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
             oracle.frame = index
         tracker.feed(index, image)
         frames += 1
+    tracker.end_of_source()
     if finished and tracker.referee.undrawn() == 0:
         tracker.finish()
     seconds = time.process_time() - start

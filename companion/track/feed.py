@@ -55,12 +55,8 @@ class TrackerFeed:
         last_picture = 0.0
         began = time.monotonic()
         sent = SentTables()
-        for index, image in watch(src, first, max_offline=self.max_offline, on_status=tracker.on_source_status):
-            if self._stop.is_set():
-                return
-            if self.realtime and not src.live:
-                self._stop.wait(max(0.0, began + (index - first) / fps - time.monotonic()))
-            events = tracker.feed(index, image)
+
+        def told(index: int, events: list) -> Iterator:
             # the tables of one call are the last ones of its history, in order (a table the
             # tracker inserts further back in it comes with a correction, see `_removal`)
             tables = sum(event.kind == "table" for event in events)
@@ -76,6 +72,13 @@ class TrackerFeed:
                 elif event.kind == "correction":
                     for correction in _corrections(tracker, event.data, sent, index):
                         yield FeedEvent(index, correction=correction, desync=tracker.desync)
+
+        for index, image in watch(src, first, max_offline=self.max_offline, on_status=tracker.on_source_status):
+            if self._stop.is_set():
+                return
+            if self.realtime and not src.live:
+                self._stop.wait(max(0.0, began + (index - first) / fps - time.monotonic()))
+            yield from told(index, tracker.feed(index, image))
             now = time.monotonic()
             image = full_image(image) if now - last_picture >= self.picture_interval else None
             if image is not None:
@@ -84,6 +87,8 @@ class TrackerFeed:
                                         [cv2.IMWRITE_JPEG_QUALITY, 80])
                 if ok:
                     yield FeedEvent(index, jpeg=jpeg.tobytes(), desync=tracker.desync)
+        if not src.live and not self._stop.is_set():
+            yield from told(tracker.last_frame, tracker.end_of_source())
 
     def close(self) -> None:
         self._stop.set()

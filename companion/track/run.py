@@ -81,10 +81,7 @@ def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str 
         tracker.on_source_status(change)
         if on_status:
             on_status(change)
-    for index, image in watch(src, first, max_offline=max_offline, on_status=status):
-        events = tracker.feed(index, image)
-        if not events:
-            continue
+    def told(events: list[TrackEvent]) -> None:
         for event in events:
             if event.kind == "move":
                 if evidence:
@@ -95,9 +92,14 @@ def follow_game(source: str, tracker: Tracker, *, start: int = 0, evidence: str 
                     on_move(event.data)
             elif event.kind == "correction" and on_correction:
                 on_correction(event.data)
-        if on_events:
+        if on_events and events:
             on_events(events)
-    return not src.live
+    for index, image in watch(src, first, max_offline=max_offline, on_status=status):
+        told(tracker.feed(index, image))
+    if src.live:
+        return False
+    told(tracker.end_of_source())
+    return True
 
 
 def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> int:

@@ -122,6 +122,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                                                     # frame of the picture that first showed them
         self._waiting_links: set = set()            # ... and the links read to them then
         self._waiting_unseen: dict[int, int] = {}   # ... and those the last reading missed
+        self._waited_window: _Window | None = None  # ... and the window read then
         self._looks: Counter = Counter()            # settled tables each card was found in
         self._first_small: np.ndarray | None = None  # the picture the first table was judged from
         self._read_empty: tuple | None = None        # (frame, picture) read empty before it, when
@@ -257,6 +258,26 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         image = full_image(image)
         return None if image is None else annotate(image, self)
 
+    def end_of_source(self) -> list[TrackEvent]:
+        """The recording ended while the table was still: a table read as often as a pause
+        must be (`min_readings`) is settled, as if motion had come back, and a change left
+        to wait for the next table is judged, so the last turn of a recording is not lost.
+        (Fewer readings say too little: that table waits, and `finish` takes it as it is if
+        the game is over.)"""
+        events = []
+        if self._pending is not None and not self._window.readings:
+            events += self._take_reading(*self._pending)
+        enough = self.settings.region_readings if self._window.partial else self.settings.min_readings
+        if len(self._window.readings) >= enough:
+            events += self._settle()
+        if self._waiting and self._waited_window is not None and not self._window.readings:
+            # a change left to wait for another table, which no table will follow: judged
+            # now, with what its own readings said (as after the most waits allowed)
+            self._window, self._waited_window = self._waited_window, None
+            self._deferred = self.settings.max_deferred
+            events += self._settle()
+        return events
+
     def finish(self) -> list[TrackEvent]:
         """The draw pile is empty: the referee closes the game (late collections, winners)."""
         events = []
@@ -332,6 +353,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         present = {t for t, k in presence.items() if k >= n / 2}
         self._looks.update(present)
         waited, self._waiting = {**self._waiting_unseen, **self._waiting}, {}   # with their votes
+        self._waited_window = None
         self._waiting_links = set()
         # A link is judged only by the readings that saw both its cards: a card missed
         # in one reading says nothing about whether it touches its neighbour.
@@ -849,6 +871,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         dated = {t: self._pictures.frame(k) for t, k in late_found.items()}
         self._picture(window)
         self._waiting = {t: dated.get(t, window.frames[-1]) for t in added}
+        self._waited_window = window
         return []
 
     def _attached(self) -> dict[int, int]:

@@ -296,3 +296,16 @@ def test_a_card_found_to_have_lain_there_from_the_start_is_sent_as_the_tables_it
     account = feed.tracker.account()
     assert summary(view.moves) == summary(account["moves"])
     assert [m["action"] for m in view.moves] == ["extend", "new", "extend"]
+
+
+def test_a_recording_that_ends_on_a_still_table_read_twice_sends_that_table(tmp_path):
+    # filmed just long enough for two of the readings a table is given: the dashboard still
+    # gets the last table (and its move), as `companion track` does
+    folder = write_frames(tmp_path / "game", game_frames(GAME[:3], still=7, hand_frames=3)[:-2])
+    analyzer = StampedAnalyzer(GAME[:3])
+    feed = open_table_feed(str(folder), players=PLAYERS, analyze=analyzer, realtime=False,
+                           picture_fps=0, settings={"agree_readings": 0, "readings": 3})
+    tables = [e.table for e in feed.events() if e.table is not None]
+    assert analyzer.calls % 3 == 2
+    assert [sorted(map(_identity, c)) for c in tables[-1]] == \
+        [sorted(map(_identity, c)) for c in GAME[2]]

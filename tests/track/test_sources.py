@@ -323,3 +323,17 @@ def test_a_file_that_is_no_video_is_one_line_on_stderr(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error:") and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_recording_that_ends_on_a_still_table_read_twice_settles_it(tmp_path):
+    # the last table is filmed just long enough for two of the three readings a table is
+    # given (nothing moves after it to say that two were enough): its turn is not lost
+    from companion.track.run import follow_game
+    frames = game_frames(TABLES, still=7, hand_frames=3)[:-2]
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"f{i:04d}.png"), f)
+    analyzer = StampedAnalyzer(TABLES)
+    tracker, moves = Tracker(analyzer, PLAYERS, settings=FIXED), []
+    assert follow_game(str(tmp_path), tracker, on_move=moves.append)
+    assert analyzer.calls % FIXED.readings == 2
+    assert summary(moves) == summary(expected(TABLES)["moves"])

@@ -694,6 +694,22 @@ def test_a_card_missed_in_a_snake_pushed_along_is_kept_where_the_picture_shows_i
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
 
 
+def test_a_change_left_to_wait_for_the_next_table_is_judged_when_the_recording_ends():
+    # the last card laid is read doubtfully (right, but far less surely than the rest), so
+    # its change waits for the next table to read it afresh; the recording ends first
+    tables = GAME[:4]
+    analyzer = FakeAnalyzer(fault=_misread_in(set(range(10, 100)), ["purple", "blue"], ["purple", "blue"], 0.4))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in tables])
+    assert tracker.stats["deferred"] >= 1
+    assert len(tracker.moves) == len(expected(tables)["moves"]) - 1
+    events = tracker.end_of_source()
+    assert [e.kind for e in events].count("move") == 1
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert tracker.end_of_source() == []      # nothing is judged twice
+
+
 def test_a_missed_card_is_not_kept_where_its_carried_snake_would_put_it_if_a_card_lies_there():
     # the same push, read directly: the head is found where the push carried it unless the
     # picture shows no head there, or a card was read on that place (the head itself, read
