@@ -423,6 +423,13 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             # there already (play starts with a card on the table; the reader missed it), and
             # the others were laid since, in turn.
             there = {t for t in present if unmoved(self.tracks[t].corners)}
+            if not there:
+                # (a card laid against it changes part of its place too: a single card whose
+                # place changed only a little lay there)
+                mostly = unmoved_test(self.gate, self._settled_small, window.small, _shape(window),
+                                      self.settings.nudged_fraction)
+                nudged = {t for t in present if mostly(self.tracks[t].corners)}
+                there = nudged if len(nudged) == 1 else there
             if there and there != present and not forced:
                 start = _Window([self._settled_frame], image=self._settled_image,
                                 small=self._settled_small)

@@ -535,6 +535,19 @@ def test_a_card_missed_in_the_first_reading_belongs_to_the_starting_table():
         [[_identity("M-blue-green")]]
 
 
+def test_a_starting_card_missed_and_nudged_by_the_first_card_laid_against_it_starts_the_game():
+    # the first table is read empty; the first move's card is laid against the starting card,
+    # nudging it a few pixels: its place changed, but far less than a card laid there would
+    # change it, so it lay there and the other was the first move
+    tables = [[["M-blue-green"]], [["M-blue-green", "M-green-yellow"]]]
+    analyzer = FakeAnalyzer(fault=_miss_in({1, 2, 3}, ["blue", "green"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play([analysis(t, {0: (4.0, 2.0)} if k else None) for k, t in enumerate(tables)])
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert [[_identity(c) for c in chain] for chain in tracker.history[0]["table"]] == \
+        [[_identity("M-blue-green")]]
+
+
 def test_a_starting_card_missed_until_after_the_first_move_still_starts_the_game():
     # the reader misses the starting card in the first two tables, so the first move's card
     # is taken for where play starts; found alone twice later where nothing changed since
