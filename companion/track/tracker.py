@@ -426,8 +426,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             if not there:
                 # (a card laid against it changes part of its place too: a single card whose
                 # place changed only a little lay there)
-                mostly = unmoved_test(self.gate, self._settled_small, window.small, _shape(window),
-                                      self.settings.nudged_fraction)
+                mostly = self._unmoved(window, fraction=self.settings.nudged_fraction)
                 nudged = {t for t in present if mostly(self.tracks[t].corners)}
                 there = nudged if len(nudged) == 1 else there
             if there and there != present and not forced:
@@ -463,8 +462,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
             # One whose place changed only a little since then (a card laid against it) mostly
             # lay there already: if its place changed in an earlier picture, it was laid then.
-            mostly = unmoved_test(self.gate, self._pictures.last, window.small, _shape(window),
-                                  self.settings.nudged_fraction) if len(self._pictures) else None
+            mostly = self._unmoved(window, self._pictures.last, self.settings.nudged_fraction) \
+                if len(self._pictures) else None
             nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
             # (a card that waited was laid by the picture that first showed it, whatever its
             # place did after: a card laid against it changes the pixels there too)
@@ -921,11 +920,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             components(present, edges), now, self._settled_outlines, self._settled_frame,
             _shape(window))
 
-    def _unmoved(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
+    def _unmoved(self, window: _Window, before: np.ndarray | None = None,
+                 fraction: float | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: did the pixels under that outline stay as they were when
-        the table last settled (or in `before`)?  None when there is no picture to compare with."""
+        the table last settled (or in `before`)?  (Under `fraction` of them changed, by
+        default `unmoved_fraction`.)  None when there is no picture to compare with."""
         return unmoved_test(self.gate, self._settled_small if before is None else before,
-                            window.small, _shape(window), self.settings.unmoved_fraction)
+                            window.small, _shape(window),
+                            self.settings.unmoved_fraction if fraction is None else fraction)
 
     def _unmoved_since_seen(self, t: int, window: _Window) -> bool:
         """The pixels under a card's outline are as they were in the settled picture that
