@@ -15,10 +15,12 @@ from companion.game.deck import load_deck
 from .assemble import Snake, TableCard, assemble
 from .bodies import cards_by_bodies
 from .cloth import cloth_cells
+from .deck_counts import within_the_deck
 from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
 from .find import find_cards
+from .hue_groups import colours_by_hue_groups
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
@@ -68,6 +70,10 @@ class Analyzer:
         # calibrated deck's colours are the profile's, measured under this very light)
         if self.adapter is None:
             readings = colours_by_the_table(readings, self.recogniser.colours)
+            # ... and two neighbouring colours, where this picture's ends of them make two groups
+            readings = colours_by_hue_groups(readings, self.recogniser.colours)
+        # no more copies of a card than the deck holds: the less sure of two red tails is another
+        readings = within_the_deck(readings, self.deck, self.recogniser.colours)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
         band = max(1.0, short)
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
