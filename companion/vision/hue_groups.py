@@ -3,8 +3,8 @@
 A print or a lamp can move one ink into its neighbour's hue (an orange that the
 model, taught on other prints, calls red), but it moves every card's orange
 the same way: on one table, the ends of the two colours still form two groups
-of hue with a gap between them.  For each pair of colours the model confuses
-here, the ends whose two likeliest colours are that pair are sorted by hue;
+of hue with a gap between them.  For each pair of colours the model doubts
+between at some end here, the ends read as either colour are sorted by hue;
 where a gap wider than the groups' own spread parts them, each group is the
 colour its ends lean to on the whole, and an end the model doubted that was
 read as the other takes its group's colour (when the model gives that colour a
