@@ -19,7 +19,7 @@ from .deck_counts import within_the_deck
 from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
-from .find import find_cards
+from .find import REGION_SCORE, find_cards
 from .hue_groups import colours_by_hue_groups
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
@@ -51,13 +51,18 @@ class Analyzer:
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
         image, outlines = self.find(image, unlike_table)
         readings = self._recognise(image, outlines)
+        # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
+        # only a fan's top card is looked for in it
+        regions = {id(o) for o in outlines if o.score == REGION_SCORE}
+        readings = [r for r in readings if id(r.outline) not in regions]
         read = {id(r.outline) for r in readings}
         unread = [o for o in outlines if id(o) not in read]
         readings = without_cloth(image, readings)
         # a fan of face-down cards outlined whole: its top card, the one that lies whole
         readings = top_cards_of_fans(image, readings, unread, self._recognise)
         # two cards end to end outlined as one: each half read
-        readings = pairs_read_apart(image, readings, unread, self._recognise)
+        readings = pairs_read_apart(image, readings, [o for o in unread if id(o) not in regions],
+                                    self._recognise)
         readings = faces_read_apart(image, readings, self._recognise)
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, self._recognise)
@@ -87,7 +92,7 @@ class Analyzer:
             # a calibrated deck's colours were measured in its photo as that was exposed; its
             # light, though, when outside every trained light, hides cards from the finder
             seen = self.adapter.finder_view(image)
-        return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table)
+        return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True)
 
     def _recognise(self, image: np.ndarray, outlines: list) -> list[CardReading]:
         if self.adapter is not None:   # the calibrated deck's light, kinds and colours

@@ -48,6 +48,9 @@ SOLID = 0.95              # share of its hull a region fills: one convex shape
 ONE_CARD = 0.6            # card areas: a region of less is a piece of a card
 TWO_CARDS = 1.2           # ... of less, at most one card (cards overlapping, or a card and some table)
 FAN_CARDS = 1.6           # ... of less, perhaps a fan of cards overlapping
+FAN_MOST_CARDS = 4.0       # a region of more cards than this that no cut parts is no fan ...
+FAN_FILL = 0.6             # ... nor one filling less of its least rectangle
+REGION_SCORE = 0.0         # the score of such a region's outline: to be searched, not a card
 ALONE_CONTRAST = 0.45      # share of its outline showing a card's step: a card between two neighbours in a
                            # row shows the table along its two long sides only (a half, less some noise)
 PIECE_CONTRAST = 0.6       # ... of a card cut from a row (where it was cut is a guess)
@@ -92,8 +95,12 @@ def work_scale(shape: tuple[int, ...]) -> float:
 
 def find_cards(image: np.ndarray, profile: Profile | None = None,
                min_short_side: float = MIN_SHORT_SIDE, paper: PaperModel | None = None,
-               unlike_table: np.ndarray | None = None) -> list[CardOutline]:
+               unlike_table: np.ndarray | None = None, fans: bool = False) -> list[CardOutline]:
     """Every card-like quadrilateral in a BGR image, corners in image pixels.
+
+    `fans`: also the least rectangle of each region of a few cards' size that no cut parts
+    and nothing else was found in (most often a fan of cards overlapping), scored
+    `REGION_SCORE`: no card itself, but where a fan's top card may be looked for.
 
     `unlike_table`: when a game is watched, how far each pixel of the searched copy
     (`searched_copy`) lies from the empty table this camera saw there (0-255,
@@ -105,7 +112,7 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range
     if unlike_table is not None and unlike_table.shape[:2] != small.shape[:2]:
         unlike_table = None
-    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table)
+    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, fans)
     outlines = [CardOutline(order_corners(q / scale), s) for q, s in found]
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -137,8 +144,9 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
                paper: PaperModel | None = None, scale: float = 1.0,
-               unlike_table: np.ndarray | None = None) -> list[tuple[np.ndarray, float]]:
-    """(quad, score) for every card found in the image, already downscaled by `scale`."""
+               unlike_table: np.ndarray | None = None, fans: bool = False) -> list[tuple[np.ndarray, float]]:
+    """(quad, score) for every card found in the image, already downscaled by `scale` (and
+    with `fans`, the regions `find_cards` says)."""
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, bool]] = []   # (quad, score, from a whole-only map)
@@ -292,6 +300,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         row = cut_row(c, gradient, aspect_hi)
         if len(row) > len(got):
             got = row
+        if fans and not got and sizes and cards_in[id(blob)] <= FAN_MOST_CARDS and blob.fill >= FAN_FILL:
+            last_resort.append((order_corners(cv2.boxPoints(cv2.minAreaRect(c))), REGION_SCORE))
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
         elif contrast_in is unlike_p:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import companion.vision.analyze as analyze
+import companion.vision.find as find
 from companion.vision.fans import top_cards_of_fans
 from companion.vision.outline import CardOutline, polygon_iou
 from companion.vision.recognise import CardReading
@@ -93,10 +94,10 @@ def test_a_back_outlined_by_the_frame_printed_inside_its_edge_is_given_the_cards
     assert polygon_iou(got[-1].outline.corners, top) > 0.85
 
 
-def _top_found(development_table, tier, index):
+def _top_found(development_table, tier, index, seed=7):
     """On a rendered development table with a fan: whether the analyser finds the fan's top card."""
     from companion.bench.metrics import match_cards
-    scene, image, covered = development_table(7, tier, index)
+    scene, image, covered = development_table(seed, tier, index)
     top = [c for c in scene.truth["cards"] if c["kind"] == "back" and c["id"] not in covered]
     assert len(top) == 1
     return top[0]["id"] in match_cards(scene.truth["cards"], analyze.Analyzer().analyze(image)["cards"])
@@ -114,3 +115,43 @@ def test_on_a_rendered_table_a_fan_read_as_no_card_still_gives_its_top_card(monk
     monkeypatch.setattr(analyze, "top_cards_of_fans",
                         lambda image, readings, *unread: top_cards_of_fans(image, readings))
     assert not _top_found(development_table, "hard", 7)
+
+
+def test_on_a_rendered_table_a_fan_no_cut_parts_is_searched_for_its_top_card(monkeypatch, development_table):
+    # (the fan is one region of the maps, of no card's shape and cut into nothing: before the
+    # finder handed such regions on, nothing was found there)
+    assert _top_found(development_table, "medium", 39, seed=11)
+    monkeypatch.setattr(find, "FAN_MOST_CARDS", 0.0)
+    assert not _top_found(development_table, "medium", 39, seed=11)
+
+
+def _with_region(monkeypatch, analyzer, scene, cards):
+    """The analyser with the outlines the finder gives the `cards` ((kind, colours)) of `scene`
+    replaced by one region's (`find.REGION_SCORE`) about them all; that region's corners."""
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    truth = [np.array(c["corners"], float) for c in scene.truth["cards"] if (c["kind"], c["colours"]) in cards]
+    assert len(truth) == len(cards)
+    seen, outlines = analyzer.find(image)
+    kept = [o for o in outlines if not any(polygon_iou(o.corners, t) > 0.5 for t in truth)]
+    assert len(kept) == len(outlines) - len(cards)
+    box = cv2.boxPoints(cv2.minAreaRect(np.concatenate(truth).astype(np.float32))).astype(float)
+    region = CardOutline(box, find.REGION_SCORE)
+    monkeypatch.setattr(analyzer, "find", lambda image, unlike_table=None: (seen, kept + [region]))
+    return image, box
+
+
+def test_a_region_read_as_a_face_is_no_card(monkeypatch, analyzer, small_scene):
+    image, box = _with_region(monkeypatch, analyzer, small_scene, [("middle", ["green", "yellow"])])
+    assert analyzer._recognise(image, [CardOutline(box)])[0].kind == "middle"   # (as an outline, it reads)
+    assert not any(np.allclose(r.outline.corners, box) for r in analyzer.read(image))
+
+
+def test_a_region_is_not_read_in_halves(monkeypatch, analyzer, small_scene):
+    # two cards end to end outlined as one are read in halves; a region is a fan's, not a pair's
+    image, box = _with_region(monkeypatch, analyzer, small_scene, [("head", ["red"]), ("middle", ["red", "blue"])])
+    given = []
+    real = analyze.pairs_read_apart
+    monkeypatch.setattr(analyze, "pairs_read_apart",
+                        lambda image, readings, unread, recognise: given.extend(unread) or real(image, readings, unread, recognise))
+    analyzer.read(image)
+    assert not any(np.allclose(o.corners, box) for o in given)
