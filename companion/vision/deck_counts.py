@@ -28,7 +28,7 @@ def within_the_deck(readings: list[CardReading], deck: Deck, colours: list[str])
         card = card_of(r)
         if card is None or not r.colours:
             continue
-        if held[deck.identity(card)] < deck.count(card):
+        if _copy_left(r, tuple(r.colours), deck, held):
             held[deck.identity(card)] += 1
             continue
         odds = end_odds(r.colour_probs, colours)
