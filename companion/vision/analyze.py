@@ -25,7 +25,7 @@ from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
                         distinct_middle_colours)
-from .refit import faces_read_apart, pairs_read_apart, refit_oversized_faces
+from .refit import doubted_faces_refitted, faces_read_apart, pairs_read_apart, refit_oversized_faces
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
@@ -70,6 +70,8 @@ class Analyzer:
         readings = cards_by_bodies(image, readings, self._recognise, self.deck)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, self._recognise, self.deck)
+        # a face read as `unknown` for an outline off its card: read again about it
+        readings = doubted_faces_refitted(image, readings, self._recognise)
         readings = distinct_middle_colours(readings, self.recogniser.colours)
         # an end split between two colours: the one this picture's sure ends of them say (a
         # calibrated deck's colours are the profile's, measured under this very light)

@@ -137,7 +137,7 @@ def card_on_edges(gray: np.ndarray, region: CardOutline, short: float, long_: fl
     k = int(np.argmax(support))
     if support[k] < on_edge:
         return None
-    return _outermost(edges, _rectangles(finer[k:k + 1], short, long_)[0], support[k]), float(support[k]), edges
+    return _outermost(edges, rectangles(finer[k:k + 1], short, long_)[0], support[k]), float(support[k]), edges
 
 
 def _outermost(edges: "_EdgeMaps", quad: np.ndarray, support: float) -> np.ndarray:
@@ -162,10 +162,10 @@ def _grid(centres, turns, short_factors, long_factors) -> np.ndarray:
 
 def _support(edges: "_EdgeMaps", poses: np.ndarray, short: float, long_: float) -> np.ndarray:
     """The mean share of a rectangle's sides lying on edges, for each pose."""
-    return edges.support(_rectangles(poses, short, long_)).mean(axis=1)
+    return edges.support(rectangles(poses, short, long_)).mean(axis=1)
 
 
-def _rectangles(poses: np.ndarray, short: float, long_: float) -> np.ndarray:
+def rectangles(poses: np.ndarray, short: float, long_: float) -> np.ndarray:
     """Corners (N, 4, 2) of rectangles posed (x, y, degrees, short factor, long factor)."""
     half_long = poses[:, 4:5] * long_ / 2.0
     half_short = poses[:, 3:4] * short / 2.0

@@ -260,3 +260,52 @@ def test_with_no_face_read_two_wide_cards_side_by_side_outlined_as_one_are_read_
     card = CardOutline(np.array([[100, 100], [150, 100], [150, 162], [100, 162]], float))
     asked = []
     assert pairs_read_apart(image, [], [card], _reads_cards(asked)) == [] and asked == []
+
+
+def _reads_by_overlap(card, asked, kind="middle"):
+    """A stand-in recogniser that reads `kind` in every outline, as sure as the outline
+    overlaps `card`: surest on the card itself."""
+    def read(image, outlines):
+        asked.extend(outlines)
+        return [CardReading(o, kind, [], [], polygon_iou(o.corners, card), {kind: 0.9}) for o in outlines]
+    return read
+
+
+def test_a_face_doubted_for_an_outline_slid_off_its_card_is_read_where_it_reads_surest():
+    from companion.vision.refit import doubted_faces_refitted
+    image, top, bottom, faces = _row_table()
+    slid = _reading(top + (0, 0.2 * LONG), "unknown", named="middle")     # a fifth of a card down
+    asked = []
+    got = doubted_faces_refitted(image, faces + [slid], _reads_by_overlap(top, asked))
+    assert len(asked) > 1 and got[:2] == faces
+    assert got[-1].kind == "middle" and polygon_iou(got[-1].outline.corners, top) > 0.9
+    # read unsurely (under DOUBT_SURE), or as no face, it stays doubted
+    unsure = doubted_faces_refitted(image, faces + [slid], lambda image, outlines: [
+        CardReading(o, "middle", [], [], 0.3, {"middle": 0.9}) for o in outlines])
+    assert unsure[-1] is slid
+    assert doubted_faces_refitted(image, faces + [slid], _reads_by_overlap(top, [], "unknown"))[-1] is slid
+
+
+def test_only_unknowns_named_faces_are_read_again_and_never_onto_another_card():
+    from companion.vision.refit import doubted_faces_refitted
+    image, top, bottom, faces = _row_table()
+    foreign = _reading(top + (0, 0.2 * LONG), "unknown")         # the kind model names it unknown
+    asked = []
+    assert doubted_faces_refitted(image, faces + [foreign], _reads_by_overlap(top, asked))[-1] is foreign
+    assert asked == []
+    # the surest rectangle lies on a card already read: the doubted outline is left as it is
+    slid = _reading(top + (0, 0.2 * LONG), "unknown", named="middle")
+    read_top = _reading(top, "middle")
+    got = doubted_faces_refitted(image, faces + [read_top, slid], _reads_by_overlap(top, []))
+    assert got[-1] is slid and got[-2] is read_top
+    # with no face read, nothing says how large a card is
+    assert doubted_faces_refitted(image, [slid], _reads_by_overlap(top, asked)) == [slid] and asked == []
+
+
+def test_on_a_rendered_table_a_tail_read_as_unknown_is_read_again(monkeypatch, analyzer, development_table):
+    from companion.bench.metrics import score_table
+    scene, image, covered = development_table(11, "hard", 21)
+    doubted = "kind tail read as unknown"
+    assert doubted not in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
+    monkeypatch.setattr(analyze, "doubted_faces_refitted", lambda image, readings, recognise: readings)
+    assert doubted in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
