@@ -165,8 +165,7 @@ def _faces_in_halves(image: np.ndarray, outlines: list[CardOutline],
 
 def _halves(outline: CardOutline) -> list[CardOutline]:
     """The outline cut in two across its long sides, at their middles."""
-    e = outline.edge_lengths
-    c = outline.corners if e[0] + e[2] >= e[1] + e[3] else np.roll(outline.corners, -1, axis=0)
+    c = _long_sides_first(outline)
     a, b = (c[0] + c[1]) / 2.0, (c[3] + c[2]) / 2.0
     return [CardOutline(order_corners(np.array(q)), outline.score)
             for q in ((c[0], a, b, c[3]), (a, c[1], c[2], b))]
@@ -219,10 +218,15 @@ def _likeliest_is_face(reading: CardReading) -> bool:
 
 def _long_axis_degrees(outline: CardOutline) -> float:
     """The direction of the outline's long sides, in degrees."""
-    c = outline.corners
-    e = outline.edge_lengths
-    d = c[1] - c[0] + c[2] - c[3] if e[0] + e[2] >= e[1] + e[3] else c[2] - c[1] + c[3] - c[0]
+    c = _long_sides_first(outline)
+    d = c[1] - c[0] + c[2] - c[3]
     return float(np.degrees(np.arctan2(d[1], d[0])))
+
+
+def _long_sides_first(outline: CardOutline) -> np.ndarray:
+    """The outline's corners, turned so that corners 0 -> 1 and 3 -> 2 run along its long sides."""
+    e = outline.edge_lengths
+    return outline.corners if e[0] + e[2] >= e[1] + e[3] else np.roll(outline.corners, -1, axis=0)
 
 
 def _holds_more(reading: CardReading, short: float, long_: float) -> bool:
