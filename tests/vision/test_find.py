@@ -33,9 +33,6 @@ def test_snake_and_lone_cards_are_found_precisely(small_scene):
         assert _corner_error(f, truth[j]["corners"]) < 0.06
 
 
-# Known gap (see the bench): on medium and hard renders the finder misses many cards,
-# above all cream or white paper on a table of nearly the same colour.
-@pytest.mark.xfail(reason="finder recall on medium-tier renders is about 0.5", strict=False)
 @pytest.mark.parametrize("seed", [21, 22])
 def test_isolated_cards_under_perspective(seed):
     from companion.synth.scene import render_scene
