@@ -33,7 +33,7 @@ def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
 
 # Known gaps, measured in the closing report: trained on renders only, the models still
 # reject many real playing cards as `none` (not a card), and the finder misses real cards
-# that touch or stand out little from the table; three rooms show 'cards'.
+# that touch or stand out little from the table; four rooms show 'cards'.
 @pytest.mark.xfail(reason="real photos: in 15 of 22 photos every real card is found (8 to 17 between training sets)", strict=False)
 @pytest.mark.parametrize("entry", _entries("cards/"), ids=lambda e: e["file"])
 def test_other_games_cards_are_all_found(entry, analyzer):
