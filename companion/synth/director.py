@@ -1,6 +1,7 @@
 """Shots of a filmed game: for each change of the table a hand reaches in from the
 player's seat holding the card (its shadow on the table), lays it, withdraws;
-a completed snake stays a moment, then a hand takes it.  Between changes the
+a snake completed out of the camera's sight is swept up by the hand that laid
+its last card, which never leaves the picture in between.  Between changes the
 table lies still for a while: those *settled* shots carry truth.
 """
 from __future__ import annotations
@@ -79,8 +80,10 @@ class Director:
         for _ in range(self.n(SETTLE)):
             self._shot(items, chains, record_frame)
 
-    def lay(self, player: str, change: Change, before: Snapshot, after: Snapshot) -> None:
-        """Reach in holding the (first) new card, nudging moved chains meanwhile; lay; withdraw."""
+    def lay(self, player: str, change: Change, before: Snapshot, after: Snapshot,
+            stay: bool = False) -> np.ndarray:
+        """Reach in holding the (first) new card, nudging moved chains meanwhile; lay; withdraw,
+        unless the hand is to `stay` for what it completed (`take`).  Returns where it laid."""
         placed = {id(it) for it in change.placed}
         moved = {id(it): (b, a) for items, bs, as_ in change.moves for it, b, a in zip(items, bs, as_)}
         carried = [after[id(it)] for it in change.placed[:1]]
@@ -104,7 +107,9 @@ class Director:
         table = list(after.values())
         for _ in range(self.n(PLACE)):
             self._shot(table + [self._hand(player, target)])
-        self.withdraw(player, target, table)
+        if not stay:
+            self.withdraw(player, target, table)
+        return target
 
     def withdraw(self, player: str, target: np.ndarray, table: list[Item], carrying: list[Item] = ()) -> None:
         end = self._off(player, target)
@@ -114,21 +119,31 @@ class Director:
             items = list(table) + [_at(c, c.pose.moved(tip - target), lift=10.0) for c in carrying]
             self._shot(items + [self._hand(player, tip)])
 
-    def take(self, player: str, table: list[Item], gone: list[Item], stay: bool) -> None:
-        """A hand takes cards away (a completed snake after a moment on the table)."""
+    def take(self, player: str, table: list[Item], gone: list[Item], laid: np.ndarray | None = None) -> None:
+        """A hand takes cards away: reaching in from the player's seat or, `laid` the card that
+        completed them there, moving straight on from it.  The truth then says the camera never
+        saw the completed snake, so it never lies still without a hand in the picture: a hand
+        waiting part-way in waited beyond the picture's edge wherever the seat was far, and a
+        resting hand is as still as the table (the gate sees no motion).  So the hand sways
+        across the way as it goes, and it is over the table all along."""
         if not gone:
             return
         target = np.mean([it.pose.centre for it in gone], 0)
-        if stay:
-            # meanwhile the hand hovers part-way in: never a still, hand-free table
-            hover = self._off(player, target) * 0.4 + target * 0.6
-            for _ in range(self.n(STAY)):
-                self._shot(table + gone + [self._hand(player, hover)])
-        start = self._off(player, target)
-        nr = self.n(REACH)
-        for f in range(nr):
-            tip = start + (target - start) * _ease((f + 1) / nr)
-            self._shot(table + gone + [self._hand(player, tip)])
+        if laid is not None:
+            d = target - self.seats[player]
+            across = np.array([-d[1], d[0]]) / max(1e-9, float(np.linalg.norm(d)))
+            sway = 0.5 * self.world.card_mm[0]
+            ns = self.n(STAY)
+            for f in range(ns):
+                s = (f + 1) / ns
+                tip = laid + (target - laid) * _ease(s) + across * sway * math.sin(2 * math.pi * s)
+                self._shot(table + gone + [self._hand(player, tip)])
+        else:
+            start = self._off(player, target)
+            nr = self.n(REACH)
+            for f in range(nr):
+                tip = start + (target - start) * _ease((f + 1) / nr)
+                self._shot(table + gone + [self._hand(player, tip)])
         self.withdraw(player, target, table, carrying=gone)
 
 

@@ -136,15 +136,16 @@ def _plan_once(t, names, seed, style, fps, size, sim, frames, draw_pile, room_ca
         if change.removed:       # taken late, or (illegally) removed: before the next card
             gone_ids = {id(it) for ch in change.removed for it in ch}
             director.take(collector or player, [v for key, v in before.items() if key not in gone_ids],
-                          [v for key, v in before.items() if key in gone_ids], stay=False)
+                          [v for key, v in before.items() if key in gone_ids])
             before = {key: v for key, v in before.items() if key not in gone_ids}
+        laid = None
         if change.placed or change.moves:
-            director.lay(player, change, before, after)
+            laid = director.lay(player, change, before, after, stay=middle is not None)
         if middle is not None:
             done = film.apply([list(c) for c in frames[k]])
             gone_ids = {id(it) for ch in done.removed for it in ch}
             director.take(collector or player, [v for key, v in after.items() if key not in gone_ids],
-                          [after[key] for key in after if key in gone_ids], stay=True)
+                          [after[key] for key in after if key in gone_ids], laid=laid)
         director.settle(film, k)
 
     return GamePlan(world, director, sim, frames, names, style, starts, rngs)

@@ -140,3 +140,47 @@ def test_small_games_drop_the_size_floor_but_stay_in_the_picture():
     cam, (w, h) = plan.world.camera, plan.world.size
     q = cam.project(np.array([it.pose.corners() for _, it in plan.settled_cards()]).reshape(-1, 2))
     assert (q >= 0).all() and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all()
+
+
+def _hand_tips_in_picture(plan, shot) -> list[bool]:
+    w, h = plan.world.size
+    tips = [it.pose.centre + it.pose.up * (it.pose.h / 2 - 8.0) for it in shot.items if it.what == "prop"]
+    return [bool(0 <= x < w and 0 <= y < h) for x, y in
+            (plan.world.camera.project(t.reshape(1, 2))[0] for t in tips)]
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 4)])
+def test_a_snake_completed_unseen_never_lies_still_without_a_hand_in_the_picture(players, seed):
+    # The truth says the camera never saw the completed snake: from the moment its last card
+    # lies on the table to the moment the snake is lifted, a hand is in the picture and moving
+    # (a tracker would rightly settle a still table showing it, and report a seen completion).
+    # The hand used to withdraw and wait part-way in, which lay beyond the picture's edge
+    # wherever the player's seat is far from the snake.
+    from companion.synth.plan import plan_game
+    from companion.track.settings import TrackerSettings
+    still = TrackerSettings.for_fps(10).still_frames
+    plan = plan_game(players, seed, "medium", fps=10, size=(1280, 720))
+    unseen = {m["frame"] for m in plan.sim.truth["moves"]
+              if m.get("action") == "complete" and m.get("card") and m.get("collected")}
+    assert unseen, "the game has no snake completed unseen"
+    settled_at = {}
+    for i, shot in enumerate(plan.director.shots):
+        if shot.settled_frame is not None:
+            settled_at.setdefault(shot.settled_frame, i)
+    checked = 0
+    for k in unseen:
+        before, after = plan.director.shots[settled_at[k - 1]], plan.director.shots[settled_at[k]]
+        resting = lambda shot: sum(1 for it in shot.items if it.what == "card" and it.lift == 0)  # noqa: E731
+        turn = plan.director.shots[settled_at[k - 1]:settled_at[k]]
+        # the completed snake on the table: one card more than before it was laid
+        showing = [i for i, shot in enumerate(turn) if resting(shot) == resting(before) + 1]
+        assert showing and resting(after) < resting(before)
+        rest = 0
+        for i in showing:
+            assert any(_hand_tips_in_picture(plan, turn[i])), f"record frame {k}: shot {i} shows no hand"
+            hands = [[it.pose.centre for it in turn[j].items if it.what == "prop"] for j in (i - 1, i)]
+            rest = rest + 1 if all(hands) and np.linalg.norm(hands[1][0] - hands[0][0]) < 1.0 else 0
+            # a hand at rest as long as a tracker waits for stillness would be read as a table
+            assert rest < still, f"record frame {k}: the hand rests over the completed snake"
+        checked += 1
+    assert checked
