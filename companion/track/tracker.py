@@ -109,6 +109,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._desync_settles = 0                   # settled readings in a row that were a desync
         self._gone_count: dict[int, int] = {}      # cards seen gone, for how many settled tables
         self._gone_since: dict[int, int] = {}      # ... and the frame they were first missed
+        self._taken_waiting: dict[int, int] = {}   # complete snakes' cards gone while a change waited
         self._reread = False                       # this settle may read the last one's picture
         self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
         self._rejoined: list[dict] = []            # judged tables corrected since, not yet told
@@ -541,11 +542,13 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         # Reading the same still picture again (to confirm a snake taken) is no new evidence
         # that a single card is gone: the reader misses it there the same way.
         counted = gone if not self._reread else gone & whole
-        since = {t: self._gone_since.get(t, frame) for t in gone - complete}
+        # (a complete snake is taken once gone; gone while a change waited, it went then)
+        taken_then = {t: f for t, f in self._taken_waiting.items() if t in complete}
+        since = {t: self._gone_since.get(t, frame) for t in gone - complete} | taken_then
         sure = complete | {t for t, first in since.items()
                            if self._gone_count.get(t, 0) + (t in counted) >= self.settings.confirm_take}
         hidden = gone - sure
-        late = sure - complete           # gone since an earlier settle: judged as of then
+        late = sure - complete | set(taken_then)   # gone since an earlier settle: judged as of then
         taken = [c for c in self.chains if all(t in sure for t in c)]
         problem = None
         if forced:
@@ -594,12 +597,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 # (only a fresh picture counts here: a card waits on the place of that snake,
                 # and a snake the reader lost in one picture is lost again in a re-reading)
                 return self._defer(window, added, late_found, hidden,
-                                   counted & taking if blind and not self._reread else set(), edges)
+                                   counted & taking if blind and not self._reread else set(), edges,
+                                   complete)
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + (t in counted) for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}
+            self._taken_waiting = {}
             self._late = {t: since[t] for t in late}
         if problem is None and hidden:
             present |= hidden
@@ -858,7 +863,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         return outline_share(self._track(a).corners, self._track(b).corners) >= PUSHED_SHARE
 
     def _defer(self, window: _Window, added: set, late_found: dict[int, int],
-               missing: set, counted: set, edges: set) -> list[TrackEvent]:
+               missing: set, counted: set, edges: set, taken: set) -> list[TrackEvent]:
         """Leave this change unjudged: its new cards (and their readings) wait for the next
         settled table, where they are found late and judged in order; meanwhile they move
         with the snakes they were read linked to (`edges`, see `_attached`).  Cards seen gone
@@ -867,10 +872,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         on the place of a snake gone whole waits for its taking to be confirmed, which must
         not wait for the card in turn: this table counts towards it (`counted`).  (Nothing
         else does: a lone card missed stays unconfirmed, so a card beside it is never judged
-        on a guess, and a misread card waiting is no evidence that its neighbours went.)"""
+        on a guess, and a misread card waiting is no evidence that its neighbours went.)
+        A complete snake gone whole (`taken`) needs no confirming, but it too went here: taken
+        in the turn of the waiting card, before it is laid."""
         for t in missing:
             self._gone_since.setdefault(t, window.frames[-1])
             self._gone_count[t] = self._gone_count.get(t, 0) + (t in counted)
+        for t in taken:
+            self._taken_waiting.setdefault(t, window.frames[-1])
         self._waiting_links = {e for e in edges if e & added}
         self._deferred += 1
         self.stats["deferred"] += 1

@@ -998,6 +998,20 @@ def test_a_chain_taken_while_the_card_laid_with_it_waits_to_be_read_again_is_tak
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
 
 
+def test_a_completed_snake_taken_while_the_card_laid_with_it_waits_is_taken_first():
+    # as above, but the snake taken is complete (Ann completed it and takes it in the turn
+    # Ben lays M-green-yellow, read doubtfully in every reading of that table): the taking
+    # was seen first in that table, so it is judged before the card laid then, not after it
+    tables = [[["M-blue-green"], ["M-red-purple"], ["H-red", "M-red-blue"]],
+              [["M-blue-green"], ["M-red-purple"], ["H-red", "M-red-blue", "T-blue"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-purple"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-purple", "M-purple-orange"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["M-red-purple", "M-purple-orange"]]]
+    tracker, p = run(tables, fault=_misread_in({7, 8, 9}, ["green", "yellow"], ["green", "orange"]))
+    assert tracker.stats["deferred"] == 1
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
 def test_a_card_laid_at_a_snakes_end_is_not_its_missed_middle_carried_there():
     # the snake is nudged as a card is laid at its end; every reading of that table misses a
     # middle card (its place changed: the nudge) and misreads the new card, doubtfully, as a
