@@ -548,7 +548,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         sure = complete | {t for t, first in since.items()
                            if self._gone_count.get(t, 0) + (t in counted) >= self.settings.confirm_take}
         hidden = gone - sure
-        late = sure - complete | set(taken_then)   # gone since an earlier settle: judged as of then
+        late = (sure - complete) | set(taken_then)   # gone since an earlier settle: judged as of then
         taken = [c for c in self.chains if all(t in sure for t in c)]
         problem = None
         if forced:
