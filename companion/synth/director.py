@@ -67,7 +67,7 @@ class Director:
         d = tip - self.seats[player]
         up = d / max(1e-9, np.linalg.norm(d))
         sprite = self.hands[player]
-        pose = Pose(tip - up * (sprite.size_mm[1] / 2 - 8.0), up, sprite.size_mm[0], sprite.size_mm[1])
+        pose = Pose(tip - up * (sprite.size_mm[1] / 2 - _TIP_INSET), up, sprite.size_mm[0], sprite.size_mm[1])
         return Item(pose, None, "prop", sprite=sprite)
 
     def _off(self, player: str, target: np.ndarray) -> np.ndarray:
@@ -145,6 +145,14 @@ class Director:
                 tip = start + (target - start) * _ease((f + 1) / nr)
                 self._shot(table + gone + [self._hand(player, tip)])
         self.withdraw(player, target, table, carrying=gone)
+
+
+_TIP_INSET = 8.0   # mm from a hand sprite's far edge to its fingertip
+
+
+def hand_tip(hand: Item) -> np.ndarray:
+    """Where a hand's fingertip is on the table (mm): the point its shot reaches for."""
+    return hand.pose.centre + hand.pose.up * (hand.pose.h / 2 - _TIP_INSET)
 
 
 def _at(item: Item, pose: Pose, lift: float = 0.0) -> Item:

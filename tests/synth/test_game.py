@@ -143,10 +143,15 @@ def test_small_games_drop_the_size_floor_but_stay_in_the_picture():
 
 
 def _hand_tips_in_picture(plan, shot) -> list[bool]:
+    from companion.synth.director import hand_tip
     w, h = plan.world.size
-    tips = [it.pose.centre + it.pose.up * (it.pose.h / 2 - 8.0) for it in shot.items if it.what == "prop"]
+    tips = [hand_tip(it) for it in shot.items if it.what == "prop"]
     return [bool(0 <= x < w and 0 <= y < h) for x, y in
             (plan.world.camera.project(t.reshape(1, 2))[0] for t in tips)]
+
+
+def _resting_cards(shot) -> int:
+    return sum(1 for it in shot.items if it.what == "card" and it.lift == 0)
 
 
 @pytest.mark.parametrize("players,seed", [(2, 1), (3, 4)])
@@ -170,11 +175,10 @@ def test_a_snake_completed_unseen_never_lies_still_without_a_hand_in_the_picture
     checked = 0
     for k in unseen:
         before, after = plan.director.shots[settled_at[k - 1]], plan.director.shots[settled_at[k]]
-        resting = lambda shot: sum(1 for it in shot.items if it.what == "card" and it.lift == 0)  # noqa: E731
         turn = plan.director.shots[settled_at[k - 1]:settled_at[k]]
         # the completed snake on the table: one card more than before it was laid
-        showing = [i for i, shot in enumerate(turn) if resting(shot) == resting(before) + 1]
-        assert showing and resting(after) < resting(before)
+        showing = [i for i, shot in enumerate(turn) if _resting_cards(shot) == _resting_cards(before) + 1]
+        assert showing and showing[0] > 0 and _resting_cards(after) < _resting_cards(before)
         rest = 0
         for i in showing:
             assert any(_hand_tips_in_picture(plan, turn[i])), f"record frame {k}: shot {i} shows no hand"
