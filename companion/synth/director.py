@@ -120,12 +120,11 @@ class Director:
             self._shot(items + [self._hand(player, tip)])
 
     def take(self, player: str, table: list[Item], gone: list[Item], laid: np.ndarray | None = None) -> None:
-        """A hand takes cards away: reaching in from the player's seat or, `laid` the card that
-        completed them there, moving straight on from it.  The truth then says the camera never
-        saw the completed snake, so it never lies still without a hand in the picture: a hand
-        waiting part-way in waited beyond the picture's edge wherever the seat was far, and a
-        resting hand is as still as the table (the gate sees no motion).  So the hand sways
-        across the way as it goes, and it is over the table all along."""
+        """A hand takes cards away: reaching in from the player's seat or, when it has just
+        `laid` the card that completed them there, moving straight on from that card.  The
+        truth then says the camera never saw the completed snake, so the hand stays over the
+        table and sways as it goes: a hand out of the picture, or at rest, leaves a still table
+        a tracker would read."""
         if not gone:
             return
         target = np.mean([it.pose.centre for it in gone], 0)
