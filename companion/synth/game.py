@@ -16,7 +16,7 @@ import numpy as np
 
 from .draw import draw
 from .plan import plan_game
-from .truth import truth_of
+from .truth import shot_truth
 
 VIDEO_NAME = "game.avi"          # Motion-JPEG in AVI: this OpenCV build writes and reads it back
 
@@ -56,10 +56,7 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
         shake = shake * 0.7 + shake_rng.normal(0, 0.25, 2)       # a tiny, wandering camera shake
         sh = (float(shake[0]), float(shake[1]))
         name = f"frame_{i:06d}.jpg"
-        for c, chain in enumerate(shot.chains or []):
-            for pos, it in enumerate(chain):
-                it.chain, it.pos = c, pos
-        truth, ids = truth_of(world, shot.items, name, shake=sh) if shot.chains is not None else ({}, {})
+        truth, ids = shot_truth(world, shot, name, shake=sh)
         frame = draw(world, shot.items, ids, sensor, look=look, shake=sh)
         (out / name).write_bytes(frame.jpeg)
         if writer is not None:

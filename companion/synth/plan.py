@@ -17,11 +17,13 @@ from companion.game.cards import Card
 from companion.game.record import PLAYER_COUNTS
 
 from .director import Director, snapshot
+from .draw import draw
 from .film import TableFilm
 from .layout import Item, Occupancy
 from .states import PLAYER_NAMES
 from .styles import TRAIN_STYLES, check_style
 from .tiers import get_tier
+from .truth import shot_truth
 from .world import World, make_world, short_sides
 
 GAME_MIN_PX = 40.0    # a filmed game's cards keep at least this short side where the picture allows
@@ -57,6 +59,13 @@ class GamePlan:
     style: str
     starts: dict[int, int]       # record frame -> first shot of its turn
     rngs: dict
+
+    def still(self, i: int, sensor: np.random.Generator) -> tuple[bytes, dict]:
+        """Shot `i` drawn on its own: its JPEG and its truth (empty between settled tables).
+        For a look at a few frames of a game without filming the rest: the film's exposure drift
+        and camera shake, which accumulate from the first frame, are left out."""
+        truth, ids = shot_truth(self.world, self.director.shots[i], f"frame_{i:06d}.jpg")
+        return draw(self.world, self.director.shots[i].items, ids, sensor).jpeg, truth
 
     def settled_cards(self):
         """(shot index, item) of every Hisss card on every settled table."""

@@ -11,6 +11,17 @@ from .layout import Item
 from .world import World
 
 
+def shot_truth(world: World, shot, path: str, shake: tuple[float, float] = (0.0, 0.0)):
+    """`truth_of` a director's shot, its chains numbered in record order; ({}, {}) for a shot
+    between settled tables (a hand at work), which has no truth to measure against."""
+    if shot.chains is None:
+        return {}, {}
+    for c, chain in enumerate(shot.chains):
+        for pos, it in enumerate(chain):
+            it.chain, it.pos = c, pos
+    return truth_of(world, shot.items, path, shake=shake)
+
+
 def truth_of(world: World, items: list[Item], path: str, shake: tuple[float, float] = (0.0, 0.0)):
     """The analyze-format truth of items, and item -> truth id."""
     cam = world.camera

@@ -71,6 +71,25 @@ def test_settled_frames_show_the_record_table_and_moves_point_at_them(tmp_path):
     assert n == len(frames)
 
 
+def test_a_still_of_a_planned_game_is_its_film_s_frame_without_the_shake(tmp_path):
+    from companion.synth.plan import plan_game
+
+    path = render_game(tmp_path, 3, 5, fps=2, size=TINY, max_frames=6, video=False)
+    frames = json.loads(path.read_text())["frames"]
+    plan = plan_game(3, 5, fps=2, size=TINY, max_frames=6)
+    for f in frames[::5]:
+        jpeg, truth = plan.still(f["index"], np.random.default_rng(0))
+        image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        assert image.shape[1::-1] == TINY
+        if f["truth"] is None:
+            assert truth == {}
+            continue
+        assert _table_of(truth) == _table_of(f["truth"])
+        for c, d in zip(truth["cards"], f["truth"]["cards"]):
+            assert (c["kind"], c["colours"]) == (d["kind"], d["colours"])
+            assert np.abs(np.subtract(c["corners"], d["corners"])).max() < 2   # the film's shake
+
+
 def test_same_seed_same_film(tmp_path):
     a = render_game(tmp_path / "a", 2, 4, fps=1, size=TINY, max_frames=4, video=False)
     b = render_game(tmp_path / "b", 2, 4, fps=1, size=TINY, max_frames=4, video=False)
