@@ -13,10 +13,11 @@
   of this deck: the typical faces of the positive-evidence check are moved by
   as much as the calibration photo's faces lay from them.  An object that is no
   card of this deck stays only if the frame as photographed shows it as a card too;
-- end colours (`adapt`): log p(trained colour model) + PROFILE_WEIGHT x the
-  log-likelihood under the profile's per-colour Gaussians of ink reflectance
+- end colours (`adapt`): log p(trained colour model) + the log-likelihood
+  under the profile's per-colour Gaussians of ink reflectance
   (`measure.reflectance_lab`: each pixel divided by the card's own paper, so
-  the lamp's colour and the card's shading cancel); a middle's two colours are
+  the lamp's colour and the card's shading cancel), those Gaussians first moved
+  to how this frame shows the inks (`in_this_frame`); a middle's two colours are
   chosen together among the pairs the deck holds, and the heads (tails) of one
   frame are named together, no colour more often than the deck holds it.
 
@@ -37,14 +38,14 @@ from companion.vision.features import paper_colour, warp_card
 from companion.vision.profile import ProfileError
 from companion.vision.recognise import alternatives
 
+from .label import ColourModels
 from .measure import measure_cards
 
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 SCENE_VARIANCE = 9.0      # Lab units^2 added to every colour model: play light is not calibration light
-# Weight of this deck's colour models beside the trained colour model (log p_model + w log p_deck).
-# The deck's models are Gaussians of the inks' reflectance against their own paper
-# (`measure.reflectance_lab`), which a lamp's colour and a card's shading cancel from.
-PROFILE_WEIGHT = 0.3
+FIT_ENDS = 8              # fewer face ends than this in a frame: the profile's colour models stand as they are
+FIT_ROUNDS = 3
+CHROMA_SCALE = (0.5, 1.25)   # how far a frame may wash out (or deepen) every ink of the photo
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
 MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
 STRONG_CAST = 2.5         # largest / smallest paper gain beyond every trained light (with the paper's tint)
@@ -58,10 +59,8 @@ class ProfileAdapter:
         self.reflectance = reflectance      # the models are over `refl_lab` (else the older `ink_lab`)
         self.gains_bgr = None if gains_bgr is None else np.asarray(gains_bgr, np.float32)
         self._adapted: tuple | None = None
-        self.means = means
-        covs = covs + np.eye(3)[None] * SCENE_VARIANCE
-        self._inv = np.linalg.inv(covs)
-        self._logdet = np.linalg.slogdet(covs)[1]
+        self.means, self.covs = means, covs                  # the inks as the calibration photo showed them
+        self.models = ColourModels(colours, means, covs + np.eye(3)[None] * SCENE_VARIANCE)
         self.kind_bias = kind_bias
         self.typicality_shift = typicality_shift   # this deck's faces beside the training faces
         self.head_shape = head_shape
@@ -150,30 +149,56 @@ class ProfileAdapter:
         return self._adapted[1]
 
     # -- colours
-    def colour_log_likelihood(self, lab: np.ndarray) -> np.ndarray:
-        d = np.atleast_2d(lab)[:, None, :] - self.means[None]
-        m = np.einsum("nki,kij,nkj->nk", d, self._inv, d)
-        return -0.5 * (m + self._logdet[None])
+    def in_this_frame(self, ink: np.ndarray, prior: np.ndarray | None = None) -> ColourModels:
+        """The profile's colour models as this frame shows the inks of its ends `ink` (n, 3).
+
+        Play is not the calibration photo: glare, the camera's compression and outlines
+        found a pixel or two off wash every ink out by about the same share (on rendered
+        games, ends' chroma at 70-90% of the photo's, spread over 5-13 Lab units against
+        the photo's 3), and models that tight are sure of a wrong colour.  Named by the
+        models themselves (with `prior`, (n, colours) log-probabilities from elsewhere,
+        added), the ends give one chroma scale and one lightness shift for the whole deck
+        (one lamp and one camera), then their spread about the moved models: how sure a
+        naming in this frame can be.
+        """
+        if len(ink) < FIT_ENDS:
+            return self.models
+        base, models = self.means, self.models
+        for _ in range(FIT_ROUNDS):
+            z = models.log_likelihood(ink) + (0.0 if prior is None else prior)
+            post = np.exp(z - z.max(axis=1, keepdims=True))
+            post /= post.sum(axis=1, keepdims=True)
+            shift = float((post * (ink[:, None, 0] - base[None, :, 0])).sum() / post.sum())
+            scale = float((post * (ink[:, 1:] @ base[:, 1:].T)).sum()
+                          / (post * (base[:, 1:] ** 2).sum(axis=1)[None]).sum())
+            means = np.column_stack([base[:, 0] + shift, np.clip(scale, *CHROMA_SCALE) * base[:, 1:]])
+            spread = float((post * ((ink[:, None] - means[None]) ** 2).sum(axis=2)).sum() / (3 * post.sum()))
+            models = ColourModels(self.colours, means,
+                                  self.covs + np.eye(3)[None] * max(SCENE_VARIANCE, spread))
+        return models
 
     def adapt(self, image: np.ndarray, readings: list, recogniser=None, biased: bool = False) -> list:
         """Re-decide kinds and colours in place; with the `recogniser`, its colour beliefs are
-        combined with the profile's (each end: log p_model + PROFILE_WEIGHT * log p_profile).
+        combined with the profile's (each end: log p_model + log p_profile).
         `biased`: the readings' kind probabilities already carry this deck's kind offsets."""
         faces = [r for r in readings if r.kind in ONE_END or r.kind == "middle"]
         if not faces:
             return readings
         looks = measure_cards(image, [r.outline for r in faces])
-        model = self._model_colours(recogniser, image, faces) if recogniser is not None else None
+        inks = [(lk.refl_lab if self.reflectance else lk.ink_lab)[list(r.edge_order)] for r, lk in zip(faces, looks)]
+        priors = [np.zeros((len(r.edge_order), len(self.colours))) for r in faces]
+        if recogniser is not None:
+            model = self._model_colours(recogniser, image, faces)
+            priors = [np.log(np.maximum(m[list(r.edge_order)], 1e-4)) for r, m in zip(faces, model)]
+        coloured = [n for n, r in enumerate(faces) if r.kind in ("head", "tail", "middle")]
+        frame = self.in_this_frame(np.concatenate([inks[n] for n in coloured] + [np.zeros((0, 3))]),
+                                   np.concatenate([priors[n] for n in coloured] + [np.zeros((0, len(self.colours)))]))
         singles: dict[str, list] = {"head": [], "tail": []}
         for n, (r, lk) in enumerate(zip(faces, looks)):
             kind_p = self._kind(r, lk, biased)
             edges = list(r.edge_order)
             if r.kind in ("head", "tail", "middle"):
-                weight = PROFILE_WEIGHT if model is not None else 1.0   # alone, the profile decides
-                ink = lk.refl_lab if self.reflectance else lk.ink_lab
-                ll = weight * self.colour_log_likelihood(ink[edges]) if edges else None
-                if model is not None and edges:
-                    ll = ll + np.log(np.maximum(model[n][edges], 1e-4))
+                ll = frame.log_likelihood(inks[n]) + priors[n] if edges else None
             if r.kind == "middle" and len(edges) == 2:
                 odds = self._pair_odds(ll)
                 best = max(odds, key=odds.get, default=(int(ll[0].argmax()), int(ll[1].argmax())))
