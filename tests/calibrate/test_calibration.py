@@ -373,6 +373,14 @@ def test_a_frame_that_washes_every_ink_out_moves_the_deck_s_colour_models_to_it(
     assert adapter.in_this_frame(ink[:FIT_ENDS - 1]) is adapter.models
 
 
+def test_a_profile_of_grey_inks_still_gives_a_frame_finite_colour_models():
+    from companion.calibrate.adapt import ProfileAdapter
+
+    adapter = ProfileAdapter(DECK.colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    frame = adapter.in_this_frame(np.random.default_rng(0).normal(0, 5, (20, 3)))
+    assert np.isfinite(frame.means).all() and np.isfinite(frame.covs).all()
+
+
 def _colours_read(analyzer, plan, shots) -> list[bool]:
     """For each face on `shots` of a planned game that `analyzer` finds as its kind: whether it
     read its colours right."""
