@@ -85,6 +85,7 @@ def test_a_still_of_a_planned_game_is_its_film_s_frame_without_the_shake(tmp_pat
             assert truth == {}
             continue
         assert _table_of(truth) == _table_of(f["truth"])
+        assert len(truth["cards"]) == len(f["truth"]["cards"])
         for c, d in zip(truth["cards"], f["truth"]["cards"]):
             assert (c["kind"], c["colours"]) == (d["kind"], d["colours"])
             assert np.abs(np.subtract(c["corners"], d["corners"])).max() < 2   # the film's shake
