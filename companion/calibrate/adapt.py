@@ -169,8 +169,8 @@ class ProfileAdapter:
             post = np.exp(z - z.max(axis=1, keepdims=True))
             post /= post.sum(axis=1, keepdims=True)
             shift = float((post * (ink[:, None, 0] - base[None, :, 0])).sum() / post.sum())
-            scale = float((post * (ink[:, 1:] @ base[:, 1:].T)).sum()
-                          / max(float((post * (base[:, 1:] ** 2).sum(axis=1)[None]).sum()), 1e-9))
+            chroma = float((post * (base[:, 1:] ** 2).sum(axis=1)[None]).sum())
+            scale = float((post * (ink[:, 1:] @ base[:, 1:].T)).sum()) / max(chroma, 1e-9)
             means = np.column_stack([base[:, 0] + shift, np.clip(scale, *CHROMA_SCALE) * base[:, 1:]])
             spread = float((post * ((ink[:, None] - means[None]) ** 2).sum(axis=2)).sum() / (3 * post.sum()))
             models = ColourModels(self.colours, means,
