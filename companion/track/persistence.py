@@ -10,7 +10,23 @@ class SavedState:
     STATE_VERSION = 1
 
     def state(self) -> dict:
-        """Everything needed to go on with this game later (JSON-ready, small)."""
+        """Everything needed to go on with this game later (JSON-ready, small).  While a change
+        waits for the next table (`Tracker._defer`), the game as it was before that change's
+        table settled: what the tracker holds of a waiting change (its cards, the pictures that
+        date them) lives only in memory, so a game stopped then reads that table again."""
+        if self._before_waiting is not None:
+            return self._before_waiting
+        return self._state_now()
+
+    def _keep_state_while_waiting(self, before: dict | None) -> None:
+        """After a settle: `before` (the game before it) is what `state` gives while a change of
+        it waits, from the first table it waited at until a table is judged."""
+        if not self._waiting:
+            self._before_waiting = None
+        elif self._before_waiting is None:
+            self._before_waiting = before
+
+    def _state_now(self) -> dict:
         return {"version": self.STATE_VERSION, "players": self.players,
                 "last_frame": self.last_frame, "resume_frame": self.resume_frame,
                 "next_id": self._next_id,

@@ -27,6 +27,7 @@ saving and resuming (`persistence`), and pure helpers over tables (`tables`).  S
 """
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -110,6 +111,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._gone_count: dict[int, int] = {}      # cards seen gone, for how many settled tables
         self._gone_since: dict[int, int] = {}      # ... and the frame they were first missed
         self._taken_waiting: dict[int, int] = {}   # complete snakes' cards gone while a change waited
+        self._before_waiting: dict | None = None   # the saved game while a change waits (`state`)
         self._reread = False                       # this settle may read the last one's picture
         self._late: dict[int, int] = {}            # cards whose going is confirmed this settle
         self._rejoined: list[dict] = []            # judged tables corrected since, not yet told
@@ -316,6 +318,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         return track
 
     def _settle(self) -> list[TrackEvent]:
+        # the game before this table, kept for a stop while a change of it waits (`state`)
+        before = copy.deepcopy(self._state_now()) if self._before_waiting is None else None
         window, self._window = self._window, _Window()
         self.stats["settles"] += 1
         n = len(window.readings)
@@ -364,6 +368,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, window, waited)
+        self._keep_state_while_waiting(before)
         self._reread = False
         if any(len(c) > 1 and all(t in self._gone_count for t in c) for c in self.chains):
             # a snake gone at once counts as taken only at the next settled table; the gate

@@ -1,6 +1,8 @@
 """The tracker over scripted games: settling, identity, voting, doubt, desync."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,7 @@ from companion.bench.games import keep_cards
 from companion.game.referee import judge_record
 from companion.track.referee_link import SNAKE
 from companion.track.tracker import Tracker, TrackerSettings
-from .scene import FakeAnalyzer, Player, W, analysis
+from .scene import FakeAnalyzer, Player, W, analysis, draw
 
 PLAYERS = ["Ann", "Ben"]
 # Three readings of every settled table, so each test knows which reading its fault hits
@@ -998,18 +1000,54 @@ def test_a_chain_taken_while_the_card_laid_with_it_waits_to_be_read_again_is_tak
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
 
 
+# Ann completes a snake and takes it in the turn Ben lays M-green-yellow
+SNAKE_TAKEN_AS_A_CARD_WAITS = [
+    [["M-blue-green"], ["M-red-purple"], ["H-red", "M-red-blue"]],
+    [["M-blue-green"], ["M-red-purple"], ["H-red", "M-red-blue", "T-blue"]],
+    [["M-blue-green", "M-green-yellow"], ["M-red-purple"]],
+    [["M-blue-green", "M-green-yellow"], ["M-red-purple", "M-purple-orange"]],
+    [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["M-red-purple", "M-purple-orange"]]]
+
+
 def test_a_completed_snake_taken_while_the_card_laid_with_it_waits_is_taken_first():
     # as above, but the snake taken is complete (Ann completed it and takes it in the turn
     # Ben lays M-green-yellow, read doubtfully in every reading of that table): the taking
     # was seen first in that table, so it is judged before the card laid then, not after it
-    tables = [[["M-blue-green"], ["M-red-purple"], ["H-red", "M-red-blue"]],
-              [["M-blue-green"], ["M-red-purple"], ["H-red", "M-red-blue", "T-blue"]],
-              [["M-blue-green", "M-green-yellow"], ["M-red-purple"]],
-              [["M-blue-green", "M-green-yellow"], ["M-red-purple", "M-purple-orange"]],
-              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["M-red-purple", "M-purple-orange"]]]
+    tables = SNAKE_TAKEN_AS_A_CARD_WAITS
     tracker, p = run(tables, fault=_misread_in({7, 8, 9}, ["green", "yellow"], ["green", "orange"]))
     assert tracker.stats["deferred"] == 1
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
+
+
+def test_a_game_stopped_while_a_change_waits_resumes_with_nothing_lost():
+    # as above, every reading of the third table doubts its new card, so that change waits for
+    # the next table; the game is stopped at each frame of that wait and resumed from its
+    # saved state on the frames that follow, as `track --resume` does, where the card is
+    # read surely.  The waiting change is no part of the saved game: its table is read again.
+    tables = SNAKE_TAKEN_AS_A_CARD_WAITS
+    frames = []
+    for k, table in enumerate(tables):
+        data = analysis(table)
+        frames += [(data, (100 + 40 * i, 150 + 10 * i)) for i in range(4 if k else 0)] + [(data, None)] * 8
+    doubted = _misread_in({7, 8, 9}, ["green", "yellow"], ["green", "orange"])
+
+    def feed(tracker, indices):
+        for i in indices:
+            tracker.analyze.current, hand = frames[i]
+            tracker.feed(i, draw(tracker.analyze.current, hand=hand, frame=i))
+
+    want = summary(expected(tables)["moves"])
+    stops = []
+    for stop in range(len(frames)):
+        first = Tracker(FakeAnalyzer(fault=doubted), PLAYERS, settings=FIXED)
+        feed(first, range(stop))
+        if first._waiting:
+            stops.append(stop)
+            resumed = Tracker(FakeAnalyzer(), PLAYERS, settings=FIXED)
+            resumed.restore(json.loads(json.dumps(first.state())))
+            feed(resumed, range(resumed.resumed_at, len(frames)))
+            assert summary(resumed.moves) == want, stop
+    assert len(stops) >= 8
 
 
 def test_a_card_laid_at_a_snakes_end_is_not_its_missed_middle_carried_there():
