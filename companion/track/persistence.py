@@ -44,8 +44,12 @@ class SavedState:
     @property
     def resume_frame(self) -> int:
         """Where a stopped recording should be picked up again: readings not yet settled are
-        read again, and the frames before them give the gate its sense of stillness."""
+        read again, and the frames before them give the gate its sense of stillness.  So is
+        the last judged table, whose picture (which cards found later are dated against) the
+        saved state does not hold: read again, it is that table's picture (`_reread_judged`)."""
         first = self._window.frames[0] if self._window.frames else self.last_frame + 1
+        if self._settled_frame is not None:
+            first = min(first, self._settled_frame)
         return max(0, first - self.settings.still_frames)
 
     def restore(self, state: dict) -> None:
@@ -71,6 +75,7 @@ class SavedState:
         self.stats = Counter(state.get("stats", {}))
         self.last_frame = int(state["last_frame"])
         self.resumed_at = max(0, int(state.get("resume_frame", self.last_frame + 1)))
+        self._saved_through = self.last_frame
         self._next_id = int(state["next_id"])
         self._settled_frame = state.get("settled_frame")
         self._gone_count = {int(t): int(n) for t, n, _ in state.get("gone", [])}

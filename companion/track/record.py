@@ -324,11 +324,14 @@ class MoveRecord:
     def _all_tracks(self) -> dict:
         return {**self.retired, **self.tracks}
 
-    def _remember(self, window: _Window, chains: list[list[int]], table: list) -> None:
+    def _remember(self, window: _Window, chains: list[list[int]], table: list,
+                  frame: int | None = None) -> None:
+        """The settled table and its picture; `frame`: the frame it counts as settled at
+        (default: the window's last)."""
         for ids, codes in zip(chains, table):
             for i, t in enumerate(ids):
                 self._facing[t] = facing_colours(ids, codes, i)
-        self._settled_frame = window.frames[-1]
+        self._settled_frame = window.frames[-1] if frame is None else frame
         self._settled_image = window.image
         self._settled_small = window.small
         self._settled_outlines = {t: self.tracks[t].corners.tolist()

@@ -96,6 +96,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         self.last_frame = -1
         self.last_error: str | None = None
         self.resumed_at = 0
+        self._saved_through = -1                   # a resumed game: the last frame its saved state saw
         self._next_id = 0
         self._prev_small: np.ndarray | None = None
         self._reference: np.ndarray | None = None
@@ -632,7 +633,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         if (self.history or not table) and sorted(canonical_chain(c) for c in table) == old:
             # Nudged, shadowed, or nothing at all: the same table, no move.
             self.chains = chains
-            self._remember(window, chains, table)
+            # (a resumed game reading again the table last judged: that table's picture, its
+            # settled frame the one its moves give as their evidence before)
+            self._remember(window, chains, table,
+                           frame=self._settled_frame if self._reread_judged(window) else None)
             self._picture(window)
             return self._leave_desync(frame) + self._corrections(frame)
         late, self._late = self._late, {}
@@ -905,6 +909,11 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 if a in self._waiting and b in placed:
                     out[a] = b
         return out
+
+    def _reread_judged(self, window: _Window) -> bool:
+        """Whether a resumed game is reading again the table it was last judged from, on frames
+        its saved state had seen (`resume_frame`), for want of that table's picture."""
+        return not len(self._pictures) and window.frames[-1] <= self._saved_through
 
     def _picture(self, window: _Window) -> None:
         """Keep a settled picture: a card found later is dated by where its place changed."""
