@@ -10,7 +10,7 @@ from companion.bench.games import keep_cards
 from companion.game.referee import judge_record
 from companion.track.referee_link import SNAKE
 from companion.track.tracker import Tracker, TrackerSettings
-from .scene import FakeAnalyzer, Player, W, analysis, draw
+from .scene import FakeAnalyzer, Player, StampedAnalyzer, W, analysis, game_frames, unstamp
 
 PLAYERS = ["Ann", "Ben"]
 # Three readings of every settled table, so each test knows which reading its fault hits
@@ -1024,31 +1024,29 @@ def test_a_game_stopped_at_any_frame_resumes_with_nothing_lost_though_a_change_w
     # the next table.  The game is stopped at every frame and resumed from its saved state on
     # the frames that follow, as `track --resume` does, where the card is doubted again.
     tables = SNAKE_TAKEN_AS_A_CARD_WAITS
-    frames = []
-    for k, table in enumerate(tables):
-        data = analysis(table)
-        frames += [(data, (100 + 40 * i, 150 + 10 * i)) for i in range(4 if k else 0)] + [(data, None)] * 8
+    frames = game_frames(tables)
 
-    def doubted(data, call):      # the third table's new card, whenever that table is read
-        for card in data["cards"]:
-            if len(data["cards"]) == 3 and card["colours"] == ["green", "yellow"]:
-                card["colours"], card["confidence"] = ["green", "orange"], 0.6
-        return data
+    class Doubting(StampedAnalyzer):     # the third table's new card, whenever that table is read
+        def __call__(self, image):
+            data = super().__call__(image)
+            for card in data["cards"] if unstamp(image) == 2 else ():
+                if card["colours"] == ["green", "yellow"]:
+                    card["colours"], card["confidence"] = ["green", "orange"], 0.6
+            return data
 
     def feed(tracker, indices):
         for i in indices:
-            tracker.analyze.current, hand = frames[i]
-            tracker.feed(i, draw(tracker.analyze.current, hand=hand, frame=i))
+            tracker.feed(i, frames[i])
 
-    whole = Tracker(FakeAnalyzer(fault=doubted), PLAYERS, settings=FIXED)
+    whole = Tracker(Doubting(tables), PLAYERS, settings=FIXED)
     feed(whole, range(len(frames)))
     assert summary(whole.moves) == summary(expected(tables)["moves"])
     waits = 0
     for stop in range(1, len(frames)):
-        first = Tracker(FakeAnalyzer(fault=doubted), PLAYERS, settings=FIXED)
+        first = Tracker(Doubting(tables), PLAYERS, settings=FIXED)
         feed(first, range(stop))
         waits += bool(first._waiting)
-        resumed = Tracker(FakeAnalyzer(fault=doubted), PLAYERS, settings=FIXED)
+        resumed = Tracker(Doubting(tables), PLAYERS, settings=FIXED)
         resumed.restore(json.loads(json.dumps(first.state())))
         feed(resumed, range(resumed.resumed_at, len(frames)))
         assert summary(resumed.moves) == summary(whole.moves), stop
