@@ -260,17 +260,16 @@ class ProfileAdapter:
 
     def _pair_odds(self, ll: np.ndarray) -> dict[tuple[int, int], float]:
         """The probability of each pair of colours a middle's two ends can show (the
-        profile's pairs, when it learned them)."""
-        scores = {}
-        for a, b in permutations(range(len(self.colours)), 2):
-            if self.pairs is not None and frozenset((self.colours[a], self.colours[b])) not in self.pairs:
-                continue
-            scores[(a, b)] = ll[0, a] + ll[1, b]
-        if not scores:
-            return {}
-        v = np.array(list(scores.values()))
-        p = np.exp(v - v.max())
-        return dict(zip(scores, (p / p.sum()).tolist()))
+        profile's pairs, when it learned them), among every pair two ends could look like:
+        ends that look alike, or like a pair this deck has no middle of, leave each of the
+        deck's pairs unlikely -- that is no middle of this deck (a body guessed between two
+        snakes), and its reading must not be sure."""
+        n = len(self.colours)
+        joint = ll[0][:, None] + ll[1][None, :]
+        p = np.exp(joint - joint.max())
+        p /= p.sum()
+        return {(a, b): float(p[a, b]) for a, b in permutations(range(n), 2)
+                if self.pairs is None or frozenset((self.colours[a], self.colours[b])) in self.pairs}
 
     # -- kinds
     def _kind(self, r, look, biased: bool = False) -> float:

@@ -341,8 +341,25 @@ def test_a_middle_s_other_pairs_are_ranked_among_those_the_deck_holds():
     odds = adapter._pair_odds(ll)
     assert {tuple(colours[k] for k in pair) for pair in odds} == {
         ("red", "orange"), ("orange", "red"), ("red", "blue"), ("blue", "red")}
-    assert sum(odds.values()) == pytest.approx(1.0)
     assert max(odds, key=odds.get) == (colours.index("red"), colours.index("orange"))
+    # each pair's odds are its share of every pair the two ends could show
+    assert odds[(colours.index("red"), colours.index("orange"))] == pytest.approx(0.6 * 0.5)
+    assert sum(odds.values()) == pytest.approx(0.6 * 0.5 + 0.3 * 0.1 + 0.6 * 0.1 + 0.04 * 0.1)
+
+
+def test_a_middle_whose_ends_look_alike_is_no_sure_middle_of_the_deck():
+    """No middle has one colour at both ends: two green-looking ends (a body guessed between
+    two snakes, say) are no pair of the deck, however the deck's pairs rank among themselves."""
+    from companion.calibrate.adapt import ProfileAdapter
+
+    colours = DECK.colours
+    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    green = np.log(np.array([0.01, 0.01, 0.08, 0.88, 0.01, 0.01]))
+    yellow = np.log(np.array([0.01, 0.05, 0.9, 0.02, 0.01, 0.01]))
+    assert max(adapter._pair_odds(np.array([green, green])).values()) < 0.1
+    odds = adapter._pair_odds(np.array([yellow, green]))
+    assert max(odds, key=odds.get) == (colours.index("yellow"), colours.index("green"))
+    assert odds[(colours.index("yellow"), colours.index("green"))] > 0.75
 
 
 # a deck's inks as a calibration photo measured them (reflectance Lab): red, orange, yellow, green, blue, purple
