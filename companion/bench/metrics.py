@@ -7,6 +7,10 @@ import numpy as np
 
 from companion.vision.outline import match_quads
 
+# Cards showing less than this share of their face (under other cards of a fan,
+# under a hand) are not required to be found; the count is reported.
+MIN_VISIBLE = 0.5
+
 MATCH_IOU = 0.5
 
 
@@ -45,6 +49,12 @@ def match_cards(truth: list[dict], found: list[dict]) -> dict[int, int]:
     m = match_quads([np.array(t["corners"], float) for t in truth], [np.array(f["corners"], float) for f in found],
                     MATCH_IOU)
     return {truth[i]["id"]: found[j]["id"] for i, j in m.items()}
+
+
+def covered_cards(meta: dict) -> frozenset[int]:
+    """The truth cards of a rendered still (its `meta`) that lie mostly covered, by other
+    cards (a fan of face-down cards): not required of the analyser (`score_table`)."""
+    return frozenset(int(k) for k, v in meta.get("visibility", {}).items() if v < MIN_VISIBLE)
 
 
 def score_table(truth: dict, found: dict, hidden: frozenset[int] = frozenset()) -> Score:

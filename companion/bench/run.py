@@ -25,9 +25,6 @@ import numpy as np
 
 TIERS = ("easy", "medium", "hard")
 SPEED_SIZES = ((1280, 720), (1920, 1080))
-# Cards showing less than this share of their face (under other cards of a fan,
-# under a hand) are not required to be found; the count is reported.
-MIN_VISIBLE = 0.5
 
 
 def _single_thread():
@@ -53,7 +50,7 @@ def bench_tables(analyzer, count: int, seed: int, tiers=TIERS, progress=None) ->
     from companion.synth.styles import HELD_OUT_STYLE
     from companion.vision.imageio import decode_image
 
-    from .metrics import Score, score_table
+    from .metrics import Score, covered_cards, score_table
 
     out = {}
     for tier in tiers:
@@ -64,8 +61,8 @@ def bench_tables(analyzer, count: int, seed: int, tiers=TIERS, progress=None) ->
             scene = render_scene(bench_scene_seed(seed, tier, i), tier=tier, style=HELD_OUT_STYLE)
             loaded = decode_image(scene.jpeg, scene.truth["image"]["path"])
             found = analyzer.analyze(loaded.pixels, loaded.path, (loaded.width, loaded.height))
-            covered = {int(k) for k, v in scene.meta.get("visibility", {}).items() if v < MIN_VISIBLE}
-            total.add(score_table(scene.truth, found, frozenset(covered)))
+            covered = covered_cards(scene.meta)
+            total.add(score_table(scene.truth, found, covered))
             hidden += len(covered)
             key = f"{loaded.width}x{loaded.height}"
             sizes[key] = sizes.get(key, 0) + 1

@@ -30,7 +30,7 @@ from .props import Sprite, foreign_card
 from .draw import draw
 from .faces import FaceCache
 from .scene import Scene, lay_out
-from .truth import truth_of
+from .truth import truth_of, visibility_of, visible_truth
 from .world import World, make_world
 from .states import POOL_SIZE, pooled_game
 from .styles import Print, check_style, sample_print
@@ -266,9 +266,14 @@ def render_deck_scene(seed: int, deck: DeckLook, tier: str = "hard", light: Ligh
     name = f"{tier}_deck_{int(seed):08d}"
     truth, ids = truth_of(world, layout.items, f"{name}.jpg")
     frame = draw(world, layout.items, ids, rngs["sensor"])
+    # (the truth of a game scene of any deck is what `render_scene`'s is: the cards one can
+    # judge in the picture, each with how much of it is in view)
+    drawn = len(truth["cards"])
+    truth, label, gone = visible_truth(truth, frame)
     meta = {"seed": int(seed), "tier": tier, "style": deck.style, "aspect": deck.aspect,
-            "light": light.name if light else tier, "size": list(size)}
-    return Scene(frame.image, truth, frame.label, frame.jpeg, meta)
+            "light": light.name if light else tier, "size": list(size),
+            "visibility": visibility_of(frame, drawn, gone)}
+    return Scene(frame.image, truth, label, frame.jpeg, meta)
 
 
 def whole_deck(deck: Deck | None = None) -> list[Card]:

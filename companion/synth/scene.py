@@ -29,7 +29,7 @@ from .layout import ChainStyle, Item, Layout, Occupancy, Pose, fit_chain, fit_fa
 from .states import POOL_SIZE, Game, pooled_game
 from .styles import TRAIN_STYLES, check_style
 from .tiers import TIERS, Tier, get_tier
-from .truth import truth_of, visible_truth
+from .truth import truth_of, visibility_of, visible_truth
 from .world import World, make_world, short_sides
 
 
@@ -270,14 +270,13 @@ def render_scene(seed: int, tier: str = "easy", style: str | None = None, size: 
     frame = draw(world, layout.items, ids, rngs["sensor"])
     all_cards = truth["cards"]
     truth, label, gone = visible_truth(truth, frame)
-    kept = [k for k in range(len(all_cards)) if k not in set(gone)]
     meta = {
         "seed": int(seed), "tier": tier, "style": style, "surface": world.surface, "size": list(size),
         "camera": {"tilt": world.camera.tilt, "roll": world.camera.roll, "focal": world.camera.focal,
                    "k1": world.camera.k1, "card_mm": list(world.card_mm), "aspect": world.aspect},
         "print": dict(world.print_.__dict__), "look": world.look.describe(), "state": state_info,
         "dropped_chains": layout.dropped,
-        "visibility": {str(i): round(frame.visibility[k], 3) for i, k in enumerate(kept)},
+        "visibility": visibility_of(frame, len(all_cards), gone),
         "left_out": [dict(all_cards[k], id=None, hidden=round(frame.hidden[k], 3),
                           outside=round(frame.outside[k], 3)) for k in gone],
         "hand": any(it.what == "prop" and it.lift > 0 for it in layout.items),

@@ -56,6 +56,13 @@ def truth_of(world: World, items: list[Item], path: str, shake: tuple[float, flo
 VISIBLE_SHARE = 0.5    # a card is in a still's truth when at least this much of it can be seen
 
 
+def visibility_of(frame: Frame, n: int, gone: list[int]) -> dict[str, float]:
+    """How much of each card a still's truth keeps is in view (a fan's lower cards little),
+    by its id in that truth: `n` cards drawn, `gone` left out (`visible_truth`)."""
+    kept = [k for k in range(n) if k not in set(gone)]
+    return {str(i): round(frame.visibility[k], 3) for i, k in enumerate(kept)}
+
+
 def visible_truth(truth: dict, frame: Frame) -> tuple[dict, np.ndarray, list[int]]:
     """The truth of the cards one can judge in the picture, its label, and the ids left out.
 

@@ -28,3 +28,20 @@ def test_a_game_s_deck_and_room_are_what_its_frames_were_drawn_with():
     photo = render_deck_photo(7, deck, size=SIZE, light=light)
     assert photo.meta["aspect"] == world.aspect and photo.meta["light"] == light.name
     assert np.array_equal(photo.image, render_deck_photo(7, deck, size=SIZE, light=light).image)
+
+
+def test_a_game_scene_of_a_deck_says_how_much_of_each_card_is_in_view():
+    """As any rendered still's: the truth holds the cards one can judge in the picture, each
+    with the share of it in view, so that a fan's lower cards, mostly covered, are not
+    required of the analyser (`covered_cards`)."""
+    from companion.bench.metrics import covered_cards
+    from companion.synth.deck_layout import render_deck_scene
+
+    scene = render_deck_scene(3, deck_look("retro", 3), tier="hard", size=(640, 480))
+    assert set(scene.meta["visibility"]) == {str(c["id"]) for c in scene.truth["cards"]}
+    covered = covered_cards(scene.meta)
+    assert covered and {scene.truth["cards"][k]["kind"] for k in covered} == {"back"}
+    whole = [c["id"] for c in scene.truth["cards"] if c["id"] not in covered]
+    assert all(scene.meta["visibility"][str(k)] >= 0.5 for k in whole)
+    # the label paints the truth's cards by their ids
+    assert set(np.unique(scene.label)) - {0} <= {c["id"] + 1 for c in scene.truth["cards"]}

@@ -27,6 +27,7 @@ def development_table():
     picture decoded as a camera's would be, and the ids of the cards mostly covered by others."""
     import cv2
     import numpy as np
+    from companion.bench.metrics import covered_cards
     from companion.synth.scene import render_scene
     from companion.synth.styles import HELD_OUT_STYLE
     from companion.vision.seeds import scene_seed
@@ -34,6 +35,6 @@ def development_table():
     def render(seed: int, tier: str, index: int):
         scene = render_scene(scene_seed("tune", seed, index), tier=tier, style=HELD_OUT_STYLE)
         image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        covered = frozenset(int(k) for k, v in scene.meta.get("visibility", {}).items() if v < 0.5)
+        covered = covered_cards(scene.meta)
         return scene, image, covered
     return render
