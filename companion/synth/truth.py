@@ -59,7 +59,8 @@ VISIBLE_SHARE = 0.5    # a card is in a still's truth when at least this much of
 def visibility_of(frame: Frame, n: int, gone: list[int]) -> dict[str, float]:
     """How much of each card a still's truth keeps is in view (a fan's lower cards little),
     by its id in that truth: `n` cards drawn, `gone` left out (`visible_truth`)."""
-    kept = [k for k in range(n) if k not in set(gone)]
+    left_out = set(gone)
+    kept = [k for k in range(n) if k not in left_out]
     return {str(i): round(frame.visibility[k], 3) for i, k in enumerate(kept)}
 
 
