@@ -13,8 +13,9 @@ cards read nearest it have; the card is placed on it (centred, or pushed
 towards either end, for a head or a tail whose body stops short of an edge)
 and read.  A guess is kept only when read as a face the deck has a copy of
 left, and no card read surely as a face lies there already.  An outline read
-as no face (`unknown`), or read less surely than a guess must be, gives way to
-a guess read as a face: the finder fits such cards' outlines to whatever
+as no face (`unknown`), or less surely than a guess must be, or as a middle
+with one colour at both ends (no card of the deck), gives way to a guess read
+as a face: the finder fits such cards' outlines to whatever
 edges it can, and reads them without their ink in the right place.
 """
 from __future__ import annotations
@@ -163,5 +164,7 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
 
 def _gives_way(reading: CardReading) -> bool:
     """Whether a reading yields its place to a face read on a body there: one read as no face,
-    or less surely than a guess must be."""
-    return reading.kind == "unknown" or reading.confidence < MIN_CONFIDENCE
+    less surely than a guess must be, or as a middle of one colour (an outline fitted across
+    part of a head reads so, and surely: `distinct_middle_colours` has not yet had its say)."""
+    return (reading.kind == "unknown" or reading.confidence < MIN_CONFIDENCE
+            or (reading.kind == "middle" and len(set(reading.colours)) < 2))

@@ -149,6 +149,12 @@ def test_an_outline_read_as_no_face_gives_way_to_the_face_its_body_shows(deck):
     # a face read surely there keeps its place
     found[1] = _reading(_card_at(408, 196), "middle", ("green", "blue"), MIN_CONFIDENCE + 0.1)
     assert cards_by_bodies(image, found, _reader([(400, 200)]), deck) == found
+    # ... but not a middle read, however surely, with one colour at both ends: the deck has
+    # no such card (an outline fitted across part of a head reads so)
+    found[1] = _reading(_card_at(408, 196), "middle", ("green", "green"), 0.9)
+    got = cards_by_bodies(image, found, _reader([(400, 200)]), deck)
+    assert [r.colours for r in got] == [["red", "blue"], ["red", "blue"]]
+    assert np.allclose(got[1].outline.centre, (400, 200), atol=2)
 
 
 def test_a_guess_takes_the_size_of_the_cards_nearest_it(deck):
