@@ -30,7 +30,7 @@ from companion.game.deck import Deck
 
 from .extend import card_of, overlaps
 from .outline import CardOutline, in_picture, order_corners
-from .recognise import FACE_KINDS, CardReading
+from .recognise import FACE_KINDS, CardReading, one_colour_middle
 
 INK = 40.0            # 8-bit Lab units from the local background: a body's ink
 BACKGROUND_STEP = 16  # the background is the median of cells this many pixels wide
@@ -165,6 +165,5 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
 def _gives_way(reading: CardReading) -> bool:
     """Whether a reading yields its place to a face read on a body there: one read as no face,
     less surely than a guess must be, or as a middle of one colour (an outline fitted across
-    part of a head reads so, and surely: `distinct_middle_colours` has not yet had its say)."""
-    return (reading.kind == "unknown" or reading.confidence < MIN_CONFIDENCE
-            or (reading.kind == "middle" and len(set(reading.colours)) < 2))
+    part of a head reads so, and surely)."""
+    return reading.kind == "unknown" or reading.confidence < MIN_CONFIDENCE or one_colour_middle(reading)

@@ -241,6 +241,13 @@ def end_odds(probs: tuple[np.ndarray, ...], names: list[str]) -> dict[tuple[str,
     return {}
 
 
+def one_colour_middle(reading: CardReading) -> bool:
+    """Whether a reading is a middle with one colour at both ends: no card of any deck, as
+    every middle fades from one colour to another (`CARDS.md`).  Until
+    `distinct_middle_colours` has had its say, such a reading's confidence is a misreading's."""
+    return reading.kind == "middle" and len(reading.colours) == 2 and reading.colours[0] == reading.colours[1]
+
+
 def distinct_middle_colours(readings: list[CardReading], colours: list[str]) -> list[CardReading]:
     """`readings`, each middle read with one colour at both ends given the likeliest two that
     differ: every middle fades from one colour to another (`CARDS.md`), so the end less sure
@@ -249,7 +256,7 @@ def distinct_middle_colours(readings: list[CardReading], colours: list[str]) -> 
     `extend` relies on to pass over a striped cloth.)"""
     out = []
     for r in readings:
-        if r.kind == "middle" and len(r.colours) == 2 == len(r.colour_probs) and r.colours[0] == r.colours[1]:
+        if one_colour_middle(r) and len(r.colour_probs) == 2:
             joint = np.outer(*r.colour_probs)
             np.fill_diagonal(joint, -1.0)
             a, b = np.unravel_index(int(np.argmax(joint)), joint.shape)

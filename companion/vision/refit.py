@@ -34,7 +34,7 @@ from .fans import card_on_edges, card_size_near, rectangles
 from .find import PAIR_ASPECT, refine_corners
 from .outline import CardOutline, order_corners, polygon_iou, share_inside
 from .quads import apparent_aspect
-from .recognise import FACE_KINDS, CardReading
+from .recognise import FACE_KINDS, CardReading, one_colour_middle
 
 OVERSIZED = 1.15    # cards: a doubted face's outline this large holds more than its card
 # A face read as one is refitted only when its outline is also longer than a card: a nearer
@@ -136,16 +136,21 @@ def faces_read_apart(image: np.ndarray, readings: list[CardReading],
     surer together (the product of their confidences) than the one.  Two cards end to end
     outlined as one are often read as whichever card fills more of the outline, and the other
     card is lost with the link between them.  The halves decide, not the outline's length: a
-    card under a slanted view can look as long as two."""
-    long_faces = [i for i, r in enumerate(readings)
-                  if r.kind in FACE_KINDS and apparent_aspect(r.outline.corners) >= PAIR_ASPECT]
-    if not long_faces:
+    card under a slanted view can look as long as two.  So, whatever its length, is a middle
+    read with one colour at both ends, no card of the deck, tried in halves: two nearly square
+    cards end to end, seen from a side, are no longer than one card seen from the front, and
+    read as one they read as a middle of the two colours at its ends, which their snake shares.
+    A half read so is no face either: the half of one card reads so."""
+    split = [i for i, r in enumerate(readings) if r.kind in FACE_KINDS and (
+        one_colour_middle(r) or apparent_aspect(r.outline.corners) >= PAIR_ASPECT)]
+    if not split:
         return readings
-    read = dict(zip(long_faces, _faces_in_halves(image, [readings[i].outline for i in long_faces], recognise)))
+    read = dict(zip(split, _faces_in_halves(image, [readings[i].outline for i in split], recognise)))
     out = []
     for i, reading in enumerate(readings):
-        faces = read.get(i, [])
-        pair = len(faces) == 2 and math.prod(f.confidence for f in faces) > reading.confidence
+        faces = [f for f in read.get(i, []) if not one_colour_middle(f)]
+        sure = 0.0 if one_colour_middle(reading) else reading.confidence
+        pair = len(faces) == 2 and math.prod(f.confidence for f in faces) > sure
         out.extend(faces if pair else [reading])
     return out
 

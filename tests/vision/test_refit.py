@@ -223,6 +223,39 @@ def test_a_face_no_longer_than_one_card_is_not_read_in_halves():
     assert faces_read_apart(image, [card], _reads_squares(asked)) == [card] and asked == []
 
 
+def _reads_squares_as(colours, asked):
+    """`_reads_squares`, each square read surely as a middle of `colours`."""
+    def read(image, outlines):
+        return [CardReading(r.outline, "middle", list(colours), [], 0.9, {"middle": 0.9})
+                for r in _reads_squares(asked)(image, outlines)]
+    return read
+
+
+def test_a_middle_read_with_one_colour_at_both_ends_is_read_in_halves_however_short():
+    """Two nearly square cards end to end, seen from a side, look no longer than one card:
+    read whole, they read as a middle of the one colour at both of the pair's ends."""
+    from companion.vision.refit import faces_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    corners = np.array([[100, 100], [196, 100], [196, 160], [100, 160]], float)   # 1.6 to 1
+    whole = CardReading(CardOutline(corners), "middle", ["red", "red"], [], 0.95, {"middle": 0.95})
+    got = faces_read_apart(image, [whole], _reads_squares_as(("red", "blue"), []))
+    assert sorted(round(float(r.outline.centre[0])) for r in got) == [124, 172]
+    # a face the deck has, as short, is not cut
+    whole = CardReading(CardOutline(corners), "middle", ["red", "blue"], [], 0.5, {"middle": 0.5})
+    asked = []
+    assert faces_read_apart(image, [whole], _reads_squares_as(("red", "blue"), asked)) == [whole]
+    assert asked == []
+
+
+def test_halves_read_with_one_colour_at_both_ends_are_no_faces():
+    """The half of one long card reads as a middle of the colour at its end."""
+    from companion.vision.refit import faces_read_apart
+    image = np.zeros((300, 400, 3), np.uint8)
+    whole = _pair_read_whole(0.3)
+    assert faces_read_apart(image, [whole], _reads_squares_as(("green", "green"), [])) == [whole]
+    assert len(faces_read_apart(image, [whole], _reads_squares_as(("green", "blue"), []))) == 2
+
+
 def test_on_a_rendered_table_middles_read_whole_from_pairs_are_read_apart(monkeypatch, analyzer,
                                                                           development_table):
     from companion.bench.metrics import score_table
