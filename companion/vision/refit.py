@@ -139,8 +139,9 @@ def faces_read_apart(image: np.ndarray, readings: list[CardReading],
     card under a slanted view can look as long as two.  So, whatever its length, is a middle
     read with one colour at both ends, no card of the deck, tried in halves: two nearly square
     cards end to end, seen from a side, are no longer than one card seen from the front, and
-    read as one they read as a middle of the two colours at its ends, which their snake shares.
-    A half read so is no face either: the half of one card reads so."""
+    read as one they read as a middle of the colours at the pair's outer ends, which are one
+    colour as often as not (a red-purple and a purple-red).  A half read so is no face
+    either: the half of one card reads so."""
     split = [i for i, r in enumerate(readings) if r.kind in FACE_KINDS and (
         one_colour_middle(r) or apparent_aspect(r.outline.corners) >= PAIR_ASPECT)]
     if not split:
