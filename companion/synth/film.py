@@ -68,11 +68,11 @@ class TableFilm:
         self.too_long = 10 ** 6          # the shortest chain found not to fit the picture at all
 
     # -- matching old chains into a new table
-    def _segments(self, chain: list[Card], used: list[set[int]]):
+    def _segments(self, chain: list[Card], used: list[set[int]], shortest_run: int):
         """Split a new chain into runs of old cards (Items, read in the new direction) and new cards.
 
-        A whole old chain is preferred; failing that, a run of two or more cards
-        out of an old chain (a card was taken out of it against the rules).
+        A whole old chain is preferred; failing that, a run of `shortest_run` or more
+        cards out of an old chain (a card was taken out of it against the rules).
         """
         out, i = [], 0
         while i < len(chain):
@@ -98,7 +98,7 @@ class TableFilm:
                             while (i + run < len(chain) and j + run < n and chain[i + run] == seq[j + run]
                                    and (n - 1 - j - run if rev else j + run) not in used[k]):
                                 run += 1
-                            if run >= 2 and (best is None or run > best[0]):
+                            if run >= shortest_run and (best is None or run > best[0]):
                                 best = (run, k, rev, j)
             if best is None:
                 out.append(("new", chain[i]))
@@ -116,12 +116,18 @@ class TableFilm:
             i += run
         return out
 
-    def apply(self, table: list[list[Card]]) -> Change:
-        """Rearrange the film's chains into `table`; return what moved, for animating."""
+    def apply(self, table: list[list[Card]], lays: bool = True) -> Change:
+        """Rearrange the film's chains into `table`; return what moved, for animating.
+
+        When the change `lays` no card, every card of `table` already lies on the
+        table, so even a lone card left of a chain stays where it lay. Otherwise a
+        lone card is taken for a new one: matched to an old card, a card laid in the
+        same change as its twin's snake is collected would take the twin's place.
+        """
         change = Change()
         start_pose = {id(it): it.pose for ch in self.chains for it in ch}
         used: list[set[int]] = [set() for _ in self.chains]
-        plans = [self._segments(list(chain), used) for chain in table]
+        plans = [self._segments(list(chain), used, 2 if lays else 1) for chain in table]
         change.removed = [[it for x, it in enumerate(ch) if x not in used[k]] for k, ch in enumerate(self.chains)]
         change.removed = [r for r in change.removed if r]
         gone = {id(it) for r in change.removed for it in r}

@@ -140,7 +140,8 @@ def _plan_once(t, names, seed, style, fps, size, sim, frames, draw_pile, room_ca
         table_before = [[it.card for it in ch] for ch in film.chains]
         middle = _completing_table(table_before, completing, frames[k]) if completing else None
         before = snapshot(film)
-        change = film.apply(middle if middle is not None else [list(c) for c in frames[k]])
+        change = film.apply(middle if middle is not None else [list(c) for c in frames[k]],
+                            lays=any(m.get("card") for m in moves))
         after = snapshot(film)
         if change.removed:       # taken late, or (illegally) removed: before the next card
             gone_ids = {id(it) for ch in change.removed for it in ch}

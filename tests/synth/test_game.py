@@ -208,3 +208,19 @@ def test_a_snake_completed_unseen_never_lies_still_without_a_hand_in_the_picture
             assert rest < still, f"record frame {k}: the hand rests over the completed snake"
         checked += 1
     assert checked
+
+
+def test_the_card_left_when_another_is_taken_back_stays_where_it_lay():
+    # Game seed 8, record frame 5: the last card of a two-card snake is taken back against
+    # the rules. The card left is the same card in the same place; the film used to lay
+    # it again elsewhere, which a camera would rightly see as a card moved.
+    from companion.synth.plan import plan_game
+    plan = plan_game(2, 8, "medium", fps=10, size=(1280, 720), illegal_rate=0.3, max_frames=6)
+    removal = [m for m in plan.sim.truth["moves"] if m["frame"] == 5]
+    assert [m["code"] for m in removal] == ["card_removed"]
+    settled = {shot.settled_frame: shot for shot in plan.director.shots if shot.settled_frame is not None}
+    cut = [ch[0] for ch in plan.sim.frames[5] if len(ch) == 1 and ch not in plan.sim.frames[4]]
+    assert len(cut) == 1, "the snake taken back was not a two-card one"
+    where = {k: {it.card: tuple(np.round(it.pose.centre, 6)) for ch in settled[k].chains for it in ch}
+             for k in (4, 5)}
+    assert where[5][cut[0]] == where[4][cut[0]]
