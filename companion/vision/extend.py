@@ -34,6 +34,9 @@ OVERLAP = 0.2        # a guess overlapping a card already read this much is that
 # a guess lying across two cards of a row sees the body leave through its side, as a
 # tail's body ends: a tail is never taken from a guess (heads show their eyes)
 GUESSABLE = ("middle", "head", "rainbow_head")
+# a guess read less surely than this is no card: a calibrated deck's reader says so of a guess
+# whose two ends show no pair the deck holds (one straddling two cards of a snake, most often)
+LEAST_SURE = 0.1
 _KIND = {"head": Kind.HEAD, "tail": Kind.TAIL, "middle": Kind.MIDDLE,
          "rainbow_head": Kind.RAINBOW_HEAD, "rainbow_tail": Kind.RAINBOW_TAIL}
 SAME_AS_TABLE = 10.0  # 8-bit Lab units: beyond an end, this close to what lies beside the card is table
@@ -113,7 +116,7 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
             guesses += [n for _, n in again]
         for (i, e), g in zip(sources, guesses):
             r = read.get(id(g))
-            if not _guessable(r) or not _meets(r, known[i]):
+            if not _guessable(r) or r.confidence < LEAST_SURE or not _meets(r, known[i]):
                 continue
             if (i, e) not in best or r.confidence > best[i, e].confidence:
                 best[i, e] = r

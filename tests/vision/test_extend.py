@@ -56,6 +56,21 @@ def test_a_card_missing_from_a_row_is_read_from_its_neighbours(analyzer, row_sce
     assert added[0].kind == "middle" and sorted(added[0].colours) == ["blue", "green"]
 
 
+def test_a_guess_read_without_conviction_is_no_card(analyzer, row_scene):
+    """A calibrated deck's reader gives a guess whose two ends show no pair the deck holds (one
+    lying across two cards of a snake) a confidence of about nothing: such a guess is no card."""
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
+    kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
+
+    def unsure(image, outlines):
+        out = analyzer.recogniser.recognise(image, outlines)
+        for r in out:
+            r.confidence = 0.05
+        return out
+    assert extend_snakes(row_scene.image, kept, unsure, analyzer.deck) == kept
+
+
 def test_nothing_is_guessed_onto_the_table_beyond_a_lone_card(analyzer, row_scene):
     readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
     assert open_ends(readings), "the lone middle's ends are open"
