@@ -50,7 +50,8 @@ class Analyzer:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
         image, outlines = self.find(image, unlike_table)
-        readings = self._recognise(image, outlines)
+        recognise = self._frame_reader(image, outlines)
+        readings = recognise(image, outlines)
         # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
         # only a fan's top card is looked for in it
         regions = {id(o) for o in outlines if o.score == REGION_SCORE}
@@ -59,19 +60,19 @@ class Analyzer:
         unread = [o for o in outlines if id(o) not in read]
         readings = without_cloth(image, readings)
         # a fan of face-down cards outlined whole: its top card, the one that lies whole
-        readings = top_cards_of_fans(image, readings, unread, self._recognise)
+        readings = top_cards_of_fans(image, readings, unread, recognise)
         # two cards end to end outlined as one: each half read
         readings = pairs_read_apart(image, readings, [o for o in unread if id(o) not in regions],
-                                    self._recognise)
-        readings = faces_read_apart(image, readings, self._recognise)
+                                    recognise)
+        readings = faces_read_apart(image, readings, recognise)
         # a face whose outline takes in part of its neighbour: its own outline
-        readings = refit_oversized_faces(image, readings, self._recognise)
+        readings = refit_oversized_faces(image, readings, recognise)
         # cards whose paper the table hides, read on their snake's body
-        readings = cards_by_bodies(image, readings, self._recognise, self.deck)
+        readings = cards_by_bodies(image, readings, recognise, self.deck)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
-        readings = extend_snakes(image, readings, self._recognise, self.deck)
+        readings = extend_snakes(image, readings, recognise, self.deck)
         # a face read as `unknown` for an outline off its card: read again about it
-        readings = doubted_faces_refitted(image, readings, self._recognise)
+        readings = doubted_faces_refitted(image, readings, recognise)
         readings = distinct_middle_colours(readings, self.recogniser.colours)
         # an end split between two colours: the one this picture's sure ends of them say (a
         # calibrated deck's colours are the profile's, measured under this very light)
@@ -96,10 +97,15 @@ class Analyzer:
             seen = self.adapter.finder_view(image)
         return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True)
 
-    def _recognise(self, image: np.ndarray, outlines: list) -> list[CardReading]:
-        if self.adapter is not None:   # the calibrated deck's light, kinds and colours
-            return self.adapter.recognise(image, outlines, self.recogniser)
-        return self.recogniser.recognise(image, outlines)
+    def _frame_reader(self, image: np.ndarray, outlines: list):
+        """How outlines of this frame are read: for a calibrated deck, with its light, kinds and
+        colours, under one white balance for the whole frame, measured on the finder's outlines
+        (measured again on each stage's own outlines, cards guessed on a pale table where their
+        paper is lost would balance the frame on the table)."""
+        if self.adapter is None:
+            return self.recogniser.recognise
+        gains = self.adapter.frame_gains(image, outlines)
+        return lambda image, outlines: self.adapter.recognise(image, outlines, self.recogniser, gains)
 
     def analyze(self, image: np.ndarray, path: str | None = None,
                 size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None) -> dict:

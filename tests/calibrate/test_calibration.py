@@ -292,6 +292,31 @@ def test_white_balance_makes_the_cards_paper_grey():
     assert white_balanced(scene.image, outlines[:1]) is scene.image
 
 
+def test_a_frame_is_read_under_one_white_balance_whatever_else_is_read_with_a_card(calibrated):
+    """Stages after the finder read a few outlines at a time, guesses lying on the table among
+    them: balanced on those, a card would read differently from one stage to the next. A frame's
+    balance is measured once, on the finder's outlines, and every stage reads under it."""
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.vision.profile import profile_from_dict
+    from companion.vision.recognise import Recogniser
+
+    scene, cal = calibrated[HELD_OUT_STYLE]
+    adapter = ProfileAdapter.from_profile(profile_from_dict(cal.profile))
+    recogniser = Recogniser.load()
+    outlines = [CardOutline(order_corners(np.array(t["corners"]))) for t in scene.truth["cards"]]
+    card = outlines[0]
+    step = np.array([card.long_side, card.long_side])
+    on_table = [CardOutline(order_corners(o.corners + step * 0.6)) for o in outlines[1:4]]
+
+    def kind_odds(readings):
+        return next(r.kind_probs for r in readings if r.outline is card)
+    gains = adapter.frame_gains(scene.image, outlines)
+    among_all = kind_odds(adapter.recognise(scene.image, outlines, recogniser, gains))
+    assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser, gains)) == among_all
+    # balanced on the outlines it is read with, the card reads otherwise
+    assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser)) != among_all
+
+
 def test_kind_offsets_move_the_kind_model_as_fitted():
     from companion.calibrate.adapt import BiasedKinds
 

@@ -142,7 +142,7 @@ def _with_region(monkeypatch, analyzer, scene, cards):
 
 def test_a_region_read_as_a_face_is_no_card(monkeypatch, analyzer, small_scene):
     image, box = _with_region(monkeypatch, analyzer, small_scene, [("middle", ["green", "yellow"])])
-    assert analyzer._recognise(image, [CardOutline(box)])[0].kind == "middle"   # (as an outline, it reads)
+    assert analyzer.recogniser.recognise(image, [CardOutline(box)])[0].kind == "middle"   # (as an outline, it reads)
     assert not any(np.allclose(r.outline.corners, box) for r in analyzer.read(image))
 
 
