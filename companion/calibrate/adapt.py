@@ -114,22 +114,18 @@ class ProfileAdapter:
     def balance(self, image: np.ndarray, outlines: list) -> np.ndarray:
         return white_balanced(image, outlines, self.gains_bgr)
 
-    def frame_gains(self, image: np.ndarray, outlines: list) -> np.ndarray | None:
-        """The gains that make this frame's paper grey (`paper_gains`), read off `outlines`."""
-        return paper_gains(image, outlines, self.gains_bgr)
-
     def finder_view(self, image: np.ndarray) -> np.ndarray:
         """The frame as the finder should see it, before any card is found: under a strong cast,
         balanced as the calibration photo's paper was; otherwise as it is (the finder knows the
         lights it was trained under, and on games lit by them a balanced frame did no better)."""
         return self.balance(image, []) if self.strong_cast else image
 
-    def recognise(self, image: np.ndarray, outlines: list, recogniser, gains: np.ndarray | None = None) -> list:
+    def recognise(self, image: np.ndarray, outlines: list, recogniser, seen: np.ndarray | None = None) -> list:
         """The recogniser's readings of `outlines`, made with what the calibration learned:
         kinds from the white-balanced frame with this deck's kind offsets applied before the
         recogniser's face/unknown thresholds, then colours and kinds re-decided by `adapt`.
-        `gains`: the frame's white balance (`frame_gains`), when known; else read off `outlines`."""
-        seen = with_gains(image, gains) if gains is not None else self.balance(image, outlines)
+        `seen`: the frame already balanced for the whole of it; else it is balanced on `outlines`."""
+        seen = self.balance(image, outlines) if seen is None else seen
         readings = self._biased(recogniser).recognise(seen, outlines)
         unknown = [r.outline for r in readings if r.kind == "unknown"]
         if unknown:
@@ -334,11 +330,8 @@ def white_balanced(image: np.ndarray, outlines: list, fallback: np.ndarray | Non
     strong cast, after a light blur: the channel such a lamp starves is multiplied, and its
     noise with it, which the finder's maps and the recogniser's edges read as texture."""
     g = paper_gains(image, outlines, fallback)
-    return image if g is None else with_gains(image, g)
-
-
-def with_gains(image: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """The frame with per-channel gains `g` applied (see `white_balanced`)."""
+    if g is None:
+        return image
     if strong_cast(g):
         image = cv2.GaussianBlur(image, (3, 3), 0)
     lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * g[None, :], 0, 255).round().astype(np.uint8)

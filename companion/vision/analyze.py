@@ -98,14 +98,14 @@ class Analyzer:
         return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True)
 
     def _frame_reader(self, image: np.ndarray, outlines: list):
-        """How outlines of this frame are read: for a calibrated deck, with its light, kinds and
-        colours, under one white balance for the whole frame, measured on the finder's outlines
-        (measured again on each stage's own outlines, cards guessed on a pale table where their
-        paper is lost would balance the frame on the table)."""
+        """How outlines of this frame (every stage reads this `image`) are read: for a calibrated
+        deck, with its light, kinds and colours, the frame balanced once, on the finder's
+        outlines (balanced again on each stage's own outlines, cards guessed on a pale table
+        where their paper is lost would balance the frame on the table)."""
         if self.adapter is None:
             return self.recogniser.recognise
-        gains = self.adapter.frame_gains(image, outlines)
-        return lambda image, outlines: self.adapter.recognise(image, outlines, self.recogniser, gains)
+        seen = self.adapter.balance(image, outlines)
+        return lambda image, outlines: self.adapter.recognise(image, outlines, self.recogniser, seen)
 
     def analyze(self, image: np.ndarray, path: str | None = None,
                 size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None) -> dict:

@@ -310,9 +310,9 @@ def test_a_frame_is_read_under_one_white_balance_whatever_else_is_read_with_a_ca
 
     def kind_odds(readings):
         return next(r.kind_probs for r in readings if r.outline is card)
-    gains = adapter.frame_gains(scene.image, outlines)
-    among_all = kind_odds(adapter.recognise(scene.image, outlines, recogniser, gains))
-    assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser, gains)) == among_all
+    seen = adapter.balance(scene.image, outlines)
+    among_all = kind_odds(adapter.recognise(scene.image, outlines, recogniser, seen))
+    assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser, seen)) == among_all
     # balanced on the outlines it is read with, the card reads otherwise
     assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser)) != among_all
 
