@@ -215,6 +215,22 @@ def test_calibration_step_reports_when_calibration_is_missing(client, service):
     assert seen == [[b"deckphoto"]]
 
 
+def test_the_calibration_step_keeps_no_uploaded_photo(client, service):
+    token = referee_session(client)
+    kept = []
+
+    def refusing_calibrate(paths, out):
+        from companion.web.calibrate import CalibrationUnavailable
+        kept.extend(paths)
+        raise CalibrationUnavailable("3 cards missing")
+    service.calibrate = refusing_calibrate
+    for _ in range(2):   # once refused, once more to be sure nothing piles up
+        response = client.post("/setup/calibrate", content_type="multipart/form-data", data={
+            "csrf_token": token, "photo": (io.BytesIO(b"deckphoto"), "deck.jpg")})
+        assert b"3 cards missing" in response.data
+    assert len(kept) == 2 and not any(p.exists() or p.parent.exists() for p in kept)
+
+
 def test_spectator_view_is_read_only_on_a_stable_url(client, app, game):
     game(4)
     token = app.extensions["spectator_token"]

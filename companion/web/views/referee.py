@@ -88,14 +88,14 @@ def calibrate():
     photos = [f for f in request.files.getlist("photo") if f.filename]
     if not photos:
         raise ActionError("choose a photo of the whole deck laid out face up")
-    folder = Path(tempfile.mkdtemp(prefix="calibrate-"))
-    paths = []
-    for i, photo in enumerate(photos):
-        path = folder / f"deck-{i}.jpg"
-        photo.save(path)
-        paths.append(path)
     out = service().evidence_dir.parent / "profile.json"
-    result = service().calibrate(paths, out)
+    # The photos are needed only while the profile is learnt; a server left
+    # running for months must not keep every deck photo ever uploaded.
+    with tempfile.TemporaryDirectory(prefix="calibrate-") as folder:
+        paths = [Path(folder) / f"deck-{i}.jpg" for i in range(len(photos))]
+        for photo, path in zip(photos, paths):
+            photo.save(path)
+        result = service().calibrate(paths, out)
     current_app.config["PROFILE"] = str(result.profile)   # new games and photos use it
     service().read_photo = PhotoReader(str(result.profile))
     return render_template("setup.html", page="setup", calibration=result,
