@@ -259,7 +259,6 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
     from companion.synth.game import render_game
     from companion.synth.styles import HELD_OUT_STYLE
     from companion.track.background import TableReader
-    from companion.track.regions import crop_reader
     cv2.setNumThreads(1)
     deck = load_deck()
     analyzer = None
@@ -296,10 +295,9 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             o = OracleAnalyzer(_settled_truth(truth), noise, game_seed, miss,
                                _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
-            read_region = None if not regions else \
-                o.analyze_region if o is not None else crop_reader(read.analyze)
-            account, seconds, frames = follow_video(
-                video, players, o or TableReader(read.analyze), o, deck, finished, read_region)
+            reader = o or TableReader(read.analyze)
+            read_region = None if not regions else o.analyze_region if o is not None else reader.region
+            account, seconds, frames = follow_video(video, players, reader, o, deck, finished, read_region)
             result = judge_game(truth, account, deck)
             result.update(seed=game_seed, players=len(players), frames=frames,
                           fps=round(frames / seconds, 1), render_s=round(render_s, 1))

@@ -25,6 +25,8 @@ import numpy as np
 from companion.vision.background import CARD_NOISES, TableBackground, difference_map, table_distance
 from companion.vision.find import searched_copy
 
+from .regions import shifted
+
 MARGIN = 0.2          # of a card's sides: the band around a card read that is never learnt from
 BLEND = 0.3           # weight of a new picture where it agrees with the table (noise averages out)
 ABSORB_READS = 40     # readings in a row (twenty turns) a difference with no card read on it lasts before it is table
@@ -107,8 +109,8 @@ def _covered(shape: tuple[int, int], cards: list[np.ndarray]) -> np.ndarray:
 
 class TableReader:
     """The tracker's analyser, reading every picture against the empty table learnt so far,
-    and teaching it from each picture read.  `analyze(image, unlike_table=...)` is the
-    vision's `Analyzer.analyze`."""
+    and teaching it from each picture read.  `analyze(image, unlike_table=..., picture=...)`
+    is the vision's `Analyzer.analyze`."""
 
     def __init__(self, analyze: Callable[..., dict]):
         self.analyze = analyze
@@ -118,8 +120,26 @@ class TableReader:
         small, scale = searched_copy(image)
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
         unlike = self.table.unlike(lab)
-        result = self.analyze(image, unlike_table=None if unlike is None else
-                              difference_map(*unlike[:2], self.table.background.known))
+        result = self.analyze(image, unlike_table=self._difference(unlike))
         cards = [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])]
         self.table.learn(lab, cards, unlike)
         return result
+
+    def region(self, image: np.ndarray, box: tuple[int, int, int, int]) -> dict:
+        """The reading of the part of `image` in `box` (x0, y0, x1, y1), in the whole picture's
+        pixels (`companion.track.regions`), made against the same empty table as a whole
+        picture's: without it a patterned cloth or a card as pale as the table is as hard to
+        find in the part as in a single photo.  A part teaches the table nothing."""
+        x0, y0, x1, y1 = box
+        part = np.ascontiguousarray(image[y0:y1, x0:x1])
+        small, scale = searched_copy(image)
+        difference = self._difference(self.table.unlike(cv2.cvtColor(small, cv2.COLOR_BGR2Lab)))
+        if difference is not None:
+            # (the part is searched at the whole picture's scale: its copy is this cut, but for rounding)
+            searched, _ = searched_copy(part, image.shape)
+            cut = difference[int(y0 * scale):int(np.ceil(y1 * scale)), int(x0 * scale):int(np.ceil(x1 * scale))]
+            difference = cv2.resize(cut, (searched.shape[1], searched.shape[0]), interpolation=cv2.INTER_NEAREST)
+        return shifted(self.analyze(part, unlike_table=difference, picture=image.shape[:2]), x0, y0)
+
+    def _difference(self, unlike) -> np.ndarray | None:
+        return None if unlike is None else difference_map(*unlike[:2], self.table.background.known)

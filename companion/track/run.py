@@ -109,11 +109,13 @@ def main(args, analyze: AnalyzeFn | None = None, out: TextIO | None = None) -> i
     saved = load_state(state_path) if args.resume else None
     # a source that cannot be named fails before models are loaded
     settings = TrackerSettings.for_fps(guess_fps(open_source(args.source)))
-    plain = analyze or make_analyzer(args.profile)
-    # the camera's whole pictures are read against the empty table learnt from them (`background`)
-    analyze = analyze or TableReader(plain)
+    # the camera's pictures are read against the empty table learnt from them (`background`)
+    reader = TableReader(make_analyzer(args.profile)) if analyze is None else None
+    analyze = analyze or reader
     # --regions: only the part of a picture around a change is read (`regions`), when it can be
-    read_region = crop_reader(plain) if getattr(args, "regions", False) else None
+    read_region = None
+    if getattr(args, "regions", False):
+        read_region = reader.region if reader is not None else crop_reader(analyze)
     tracker = Tracker(analyze, players, settings=settings, read_region=read_region)
     start = 0
     if saved is not None:

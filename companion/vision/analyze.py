@@ -46,10 +46,12 @@ class Analyzer:
         calibrated = self.adapter.deck if self.adapter is not None else None
         self.deck = calibrated if calibrated is not None else load_deck()
 
-    def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> list[CardReading]:
+    def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None,
+             picture: tuple[int, ...] | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
-        `unlike_table`: what differs from the empty table, when a game is watched (`find_cards`)."""
-        image, outlines = self.find(image, unlike_table)
+        `unlike_table`: what differs from the empty table, when a game is watched; `picture`:
+        the shape of the whole picture the image is a part of, if it is one (`find_cards`)."""
+        image, outlines = self.find(image, unlike_table, picture)
         recognise = self._frame_reader(image, outlines)
         readings = recognise(image, outlines)
         # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
@@ -87,7 +89,8 @@ class Analyzer:
         readings.sort(key=lambda r: (round(float(r.outline.centre[1]) / band), float(r.outline.centre[0])))
         return readings
 
-    def find(self, image: np.ndarray, unlike_table: np.ndarray | None = None) -> tuple[np.ndarray, list]:
+    def find(self, image: np.ndarray, unlike_table: np.ndarray | None = None,
+             picture: tuple[int, ...] | None = None) -> tuple[np.ndarray, list]:
         """The picture the cards are to be read in, and the card outlines the finder found."""
         if self.adapter is None:
             image = seen = well_exposed(image)
@@ -95,7 +98,8 @@ class Analyzer:
             # a calibrated deck's colours were measured in its photo as that was exposed; its
             # light, though, when outside every trained light, hides cards from the finder
             seen = self.adapter.finder_view(image)
-        return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True)
+        return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True,
+                                 picture=picture)
 
     def _frame_reader(self, image: np.ndarray, outlines: list):
         """How outlines of this frame (every stage reads this `image`) are read: for a calibrated
@@ -108,7 +112,8 @@ class Analyzer:
         return lambda image, outlines: self.adapter.recognise(image, outlines, self.recogniser, seen)
 
     def analyze(self, image: np.ndarray, path: str | None = None,
-                size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None) -> dict:
+                size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None,
+                picture: tuple[int, ...] | None = None) -> dict:
         """The contract's JSON object for one image.
 
         `size` is the (width, height) the coordinates must refer to, when the
@@ -117,7 +122,7 @@ class Analyzer:
         h, w = image.shape[:2]
         width, height = size or (w, h)
         scale = width / w
-        readings = self.read(image, unlike_table)
+        readings = self.read(image, unlike_table, picture)
         snakes, problems = assemble_readings(readings)
         cards = []
         for i, r in enumerate(readings):

@@ -95,7 +95,8 @@ def work_scale(shape: tuple[int, ...]) -> float:
 
 def find_cards(image: np.ndarray, profile: Profile | None = None,
                min_short_side: float = MIN_SHORT_SIDE, paper: PaperModel | None = None,
-               unlike_table: np.ndarray | None = None, fans: bool = False) -> list[CardOutline]:
+               unlike_table: np.ndarray | None = None, fans: bool = False,
+               picture: tuple[int, ...] | None = None) -> list[CardOutline]:
     """Every card-like quadrilateral in a BGR image, corners in image pixels.
 
     `fans`: also the least rectangle of each region of a few cards' size that no cut parts
@@ -104,15 +105,20 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
 
     `unlike_table`: when a game is watched, how far each pixel of the searched copy
     (`searched_copy`) lies from the empty table this camera saw there (0-255,
-    `background.difference_map`): one more map of where cards may lie."""
+    `background.difference_map`): one more map of where cards may lie.
+
+    `picture`: the shape of the whole picture `image` is a part of, when it is one (a
+    tracker reads only the part around a change): the part is searched at the whole's
+    scale and with its sizes (`maps`), as the same cards would be in the whole."""
     if min(image.shape[:2]) < SMALLEST_PICTURE:
         return []
-    small, scale = searched_copy(image)
+    small, scale = searched_copy(image, picture)
+    whole = None if picture is None else (round(picture[0] * scale), round(picture[1] * scale))
     min_side = max(8.0, min_short_side * scale * 0.8)
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range
     if unlike_table is not None and unlike_table.shape[:2] != small.shape[:2]:
         unlike_table = None
-    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, fans)
+    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, fans, whole)
     outlines = [CardOutline(order_corners(q / scale), s) for q, s in found]
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -120,9 +126,10 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
     return [o for o in outlines if not _side_on_frame(o.corners, image.shape, FRAME_MARGIN / scale)]
 
 
-def searched_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """The downscaled copy of a picture that the search runs on, and its scale (`work_scale`)."""
-    scale = work_scale(image.shape)
+def searched_copy(image: np.ndarray, picture: tuple[int, ...] | None = None) -> tuple[np.ndarray, float]:
+    """The downscaled copy of a picture that the search runs on, and its scale (`work_scale`;
+    of the whole `picture`'s shape, when the image is a part of one)."""
+    scale = work_scale(picture or image.shape)
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     return small, scale
 
@@ -144,9 +151,11 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
                paper: PaperModel | None = None, scale: float = 1.0,
-               unlike_table: np.ndarray | None = None, fans: bool = False) -> list[tuple[np.ndarray, float]]:
+               unlike_table: np.ndarray | None = None, fans: bool = False,
+               whole: tuple[int, ...] | None = None) -> list[tuple[np.ndarray, float]]:
     """(quad, score) for every card found in the image, already downscaled by `scale` (and
-    with `fans`, the regions `find_cards` says)."""
+    with `fans`, the regions `find_cards` says); `whole`: the shape of the whole searched
+    picture it is a part of (`maps`)."""
     min_area = min_side * min_side
     max_area = 0.5 * small.shape[0] * small.shape[1]
     singles: list[tuple[np.ndarray, float, bool]] = []   # (quad, score, from a whole-only map)
@@ -155,25 +164,25 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     seen: set[tuple[int, int, int, int, int]] = set()
     last_resort = []   # cards fitted loosely, or grown from a side: only where nothing else was found
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
-    maps, edges, distance = candidate_masks(lab)
+    maps, edges, distance = candidate_masks(lab, whole)
     # the last of these maps is made of edges: its regions have a rim by construction,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
     # cards prove themselves by the rim (`edges`); filled, its regions are as solid as
     # a closed map's
     masks: list[tuple[CardMap, np.ndarray]] = [(m, lab) for m in maps[:-1]]
     masks.append((maps[-1]._replace(closed=True, step=0.0), edges))
-    rarity, rare = rare_colour_masks(lab)
+    rarity, rare = rare_colour_masks(lab, whole)
     masks += [(m, rarity[..., None]) for m in rare]
-    local, near_maps = local_contrast_masks(lab)
+    local, near_maps = local_contrast_masks(lab, whole)
     masks += [(m, local[..., None]) for m in near_maps]
     paper_p, cores = None, []
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     if paper is not None:
-        card, core = paper.coarse_probability(pixel_features(lab, evenly_lit(lab[..., 0]), rarity, local,
-                                                             distance, scale))
+        card, core = paper.coarse_probability(pixel_features(lab, evenly_lit(lab[..., 0], whole), rarity,
+                                                             local, distance, scale, whole))
         p = searched_size(card, lab.shape)
         paper_p = p[..., None]
-        masks += [(m, paper_p) for m in paper_maps(p)]
+        masks += [(m, paper_p) for m in paper_maps(p, whole)]
         cores = [(q, s) for q, s in core_cards(card, core, gray, aspect_lo, aspect_hi)
                  if _shortest_side(q) >= min_side * 0.9 and paper_step(p, q) >= CORE_PAPER_STEP]
     # What differs from the empty table is read as the learnt map is (both say "how likely
@@ -182,7 +191,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     unlike_p, unlike_singles, unlike_pieces = None, [], []
     if unlike_table is not None:
         unlike_p = unlike_table[..., None]
-        masks += [(m, unlike_p) for m in paper_maps(unlike_table)]
+        masks += [(m, unlike_p) for m in paper_maps(unlike_table, whole)]
     for (mask, closed, step, whole_only, rounded), contrast_in in masks:
         from_edges = contrast_in is edges
         to_cut = [] if whole_only else blobs

@@ -36,12 +36,19 @@ class CardMap(NamedTuple):
     rounded: bool = False       # blurred: its cards' corners are rounded, their least rectangles fit them
 
 
+# Every size below is a share of the picture searched.  When it is a part of a camera's
+# picture (a tracker reads only the part around a change), the sizes are the whole
+# picture's (`whole`, its (height, width) as searched): the cards are as large in the part
+# as in the whole, and a part read otherwise than the whole misreads what the whole reads.
+
+
 def _closing_size(shape: tuple[int, ...]) -> int:
     """The closing that bridges a body's outline: about half a percent of the picture."""
     return max(3, int(round(max(shape[0], shape[1]) / 200)))
 
 
-def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray, np.ndarray]:
+def candidate_masks(lab: np.ndarray, whole: tuple[int, ...] | None = None
+                    ) -> tuple[list[CardMap], np.ndarray, np.ndarray]:
     """Binary maps in which cards are likely to stand out as regions, the edges the
     last of them is made of (`rim_edges`) and the distance from the table's colours.
 
@@ -54,7 +61,7 @@ def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray, np.ndar
     lab = cv2.GaussianBlur(lab, (3, 3), 0)
     dist = table_distance(lab)
     opening = np.ones((3, 3), np.uint8)
-    k = _closing_size(lab.shape)
+    k = _closing_size(whole or lab.shape)
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     out = []
     # L1 distances (about 1.3 times the Euclidean ones); on a smooth table, cards
@@ -72,7 +79,7 @@ def candidate_masks(lab: np.ndarray) -> tuple[list[CardMap], np.ndarray, np.ndar
     return out, edges, dist
 
 
-def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
+def rare_colour_masks(lab: np.ndarray, whole: tuple[int, ...] | None = None) -> tuple[np.ndarray, list[CardMap]]:
     """Maps of the pixels whose colour the table's border seldom shows, and the rarity map.
 
     A patterned cloth shares colours with the paper (white squares beside
@@ -90,13 +97,13 @@ def rare_colour_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
     teach a wrong card size: those maps yield only regions that are a card
     whole.
     """
-    rarity = colour_rarity(cv2.GaussianBlur(lab, (5, 5), 0))
-    return rarity, rare_maps(rarity)
+    rarity = colour_rarity(cv2.GaussianBlur(lab, (5, 5), 0), whole)
+    return rarity, rare_maps(rarity, whole)
 
 
-def rare_maps(rarity: np.ndarray) -> list[CardMap]:
+def rare_maps(rarity: np.ndarray, whole: tuple[int, ...] | None = None) -> list[CardMap]:
     """The open and closed maps of the rare pixels and of the half-rare ones (whole cards only)."""
-    k = _closing_size(rarity.shape)
+    k = _closing_size(whole or rarity.shape)
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     out = []
     for level in (RARE, HALF_RARE):
@@ -108,7 +115,8 @@ def rare_maps(rarity: np.ndarray) -> list[CardMap]:
     return out
 
 
-def local_contrast_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
+def local_contrast_masks(lab: np.ndarray, whole: tuple[int, ...] | None = None
+                         ) -> tuple[np.ndarray, list[CardMap]]:
     """The distance of each pixel from the table around it, and the open and closed maps of it.
 
     In dim light the camera's noise is as strong as the step from cream
@@ -121,9 +129,10 @@ def local_contrast_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
     the fit is poor, they are cards only whole (`whole_only`).
     """
     h, w = lab.shape[:2]
-    f = max(1, min(h, w) // 60)
+    short = min((whole or lab.shape)[:2])
+    f = max(1, short // 60)
     coarse = cv2.resize(lab, (w // f, h // f), interpolation=cv2.INTER_AREA)
-    window = int(LOCAL_WINDOW * min(coarse.shape[:2])) | 1
+    window = int(LOCAL_WINDOW * (short // f)) | 1
     table = cv2.merge([cv2.medianBlur(np.ascontiguousarray(coarse[..., i]), window) for i in range(3)])
     table = cv2.resize(table, (w, h), interpolation=cv2.INTER_LINEAR)
     blurred = cv2.GaussianBlur(lab, (0, 0), 2.0)
@@ -131,7 +140,7 @@ def local_contrast_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
                            cv2.absdiff(blurred[..., 1], table[..., 1]), 1.0, 0)
     dist = cv2.add(dist, cv2.absdiff(blurred[..., 2], table[..., 2]))
     level = LOCAL_LEVEL * max(1.0, float(np.percentile(_ring(dist[..., None]), 50)))
-    k = _closing_size(lab.shape)
+    k = _closing_size(whole or lab.shape)
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     m = cv2.morphologyEx(cv2.threshold(dist, level, 255, cv2.THRESH_BINARY)[1], cv2.MORPH_OPEN,
                          np.ones((3, 3), np.uint8))
@@ -141,14 +150,14 @@ def local_contrast_masks(lab: np.ndarray) -> tuple[np.ndarray, list[CardMap]]:
                   CardMap(cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing), True, step, whole_only=True, rounded=True)]
 
 
-def evenly_lit(L: np.ndarray) -> np.ndarray:
+def evenly_lit(L: np.ndarray, whole: tuple[int, ...] | None = None) -> np.ndarray:
     """Lightness divided by the light falling on the table (its large-scale blur), at mid-grey.
 
     A lamp pool or vignetting makes the middle of the table lighter or darker
     than its border; cards are small beside the blur and change it little.
     """
     h, w = L.shape
-    f = max(1, min(h, w) // 64)
+    f = max(1, min((whole or L.shape)[:2]) // 64)
     light = cv2.resize(L, (w // f, h // f), interpolation=cv2.INTER_AREA).astype(np.float32)
     light = cv2.resize(cv2.GaussianBlur(light, (0, 0), 8.0), (w, h), interpolation=cv2.INTER_LINEAR)
     # (OpenCV's max and min for numpy's maximum and clip: the quotient is never negative;
@@ -157,7 +166,7 @@ def evenly_lit(L: np.ndarray) -> np.ndarray:
     return cv2.min(even, 255.0, dst=even).astype(np.uint8)
 
 
-def colour_rarity(lab: np.ndarray) -> np.ndarray:
+def colour_rarity(lab: np.ndarray, whole: tuple[int, ...] | None = None) -> np.ndarray:
     """Per pixel (uint8), 255 where its colour cannot be table, 0 where the table is that colour.
 
     P(table | colour) = share of table x P(colour | border) / P(colour | picture),
@@ -168,7 +177,7 @@ def colour_rarity(lab: np.ndarray) -> np.ndarray:
     (dividing out the light also moves a pattern's colours a little).
     """
     even = lab.copy()
-    even[..., 0] = evenly_lit(lab[..., 0])
+    even[..., 0] = evenly_lit(lab[..., 0], whole)
     return cv2.max(_rarity(lab), _rarity(even))
 
 

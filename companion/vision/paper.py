@@ -93,7 +93,8 @@ def _std(a: np.ndarray, k: int, mean: np.ndarray | None = None, square: np.ndarr
 
 @_one_thread()
 def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, local: np.ndarray,
-                   distance: np.ndarray, scale: float = 1.0) -> np.ndarray:
+                   distance: np.ndarray, scale: float = 1.0, whole: tuple[int, ...] | None = None
+                   ) -> np.ndarray:
     """(h, w, len(FEATURE_NAMES)) float32 features of the coarse copy of the searched picture.
 
     Every input is of the searched copy's size (`scale` times the picture's);
@@ -101,7 +102,7 @@ def pixel_features(lab: np.ndarray, even_l: np.ndarray, rarity: np.ndarray, loca
     smoothness and edges also as a ratio to the table's own, so that a busy
     cloth and a plain one read alike.
     """
-    f = coarse_factor(lab.shape, scale)
+    f = coarse_factor(whole or lab.shape, scale)
     lab_full, lab = lab, _shrink(lab, f).astype(np.float32)
     L = lab[..., 0]
     ring = _ring(lab)
@@ -239,9 +240,9 @@ def _predict(classifier, features: np.ndarray) -> np.ndarray:
     return out.reshape(h, w, -1)
 
 
-def paper_maps(probability: np.ndarray) -> list[CardMap]:
+def paper_maps(probability: np.ndarray, whole: tuple[int, ...] | None = None) -> list[CardMap]:
     """The open and closed maps of the pixels more likely card than table."""
-    k = _closing_size(probability.shape)
+    k = _closing_size(whole or probability.shape)
     closing = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     m = cv2.threshold(probability, PAPER_LEVEL, 255, cv2.THRESH_BINARY)[1]
     # thin runs of doubt (a light stripe of the cloth touching a card) part from the cards

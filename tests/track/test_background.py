@@ -90,3 +90,32 @@ def test_the_reader_gives_the_analyser_what_differs_from_the_table_it_has_learnt
     assert calls[0] is None and calls[1].shape == (SIZE[1], SIZE[0])
     assert not calls[1][100:150, 110:150].any()        # under the card read first: unknown
     assert reader.table.background.known[:, :80].all()
+
+
+def test_a_part_of_the_picture_is_read_against_the_same_table_as_part_of_the_whole():
+    size = (2048, 1536)        # searched at half size; a part of it at full size
+    cloth = np.random.default_rng(99).integers(60, 120, (size[1] // 16, size[0] // 16, 3)).astype(np.float32)
+    bare = cv2.resize(cloth, size, interpolation=cv2.INTER_NEAREST).astype(np.uint8)
+    card = np.array([[1000, 700], [1120, 700], [1120, 880], [1000, 880]], np.int32)
+    laid = bare.copy()
+    cv2.fillConvexPoly(laid, card, (210, 225, 235))
+    calls = []
+
+    def analyze(image, unlike_table=None, picture=None):
+        calls.append((image.shape, unlike_table, picture))
+        return {"cards": [{"corners": [[10.0, 20.0]] * 4, "ends": [[30.0, 40.0]]}]}
+
+    reader = TableReader(analyze)
+    reader(bare)
+    reader(bare)
+    learnt = reader.table.background.lab.copy()
+    box = (900, 600, 1300, 1000)
+    result = reader.region(laid, box)
+    shape, unlike, picture = calls[-1]
+    assert picture == (1536, 2048)     # searched at the whole picture's scale, with its sizes
+    assert shape[:2] == (400, 400) and unlike.shape == (200, 200)
+    inside, outside = unlike[60:130, 60:100], unlike[:, :40]
+    assert (inside >= 128).mean() > 0.95 and (outside >= 128).mean() < 0.01
+    assert result["cards"][0]["corners"][0] == [910.0, 620.0] and result["cards"][0]["ends"] == [[930.0, 640.0]]
+    assert len(calls) == 3     # the part was read once and taught the table nothing
+    assert np.array_equal(reader.table.background.lab, learnt)

@@ -155,3 +155,26 @@ def test_cards_seen_at_a_slant_are_found(seed):
     for corners in cards:
         assert max((polygon_iou(f.corners, corners) for f in found), default=0.0) > 0.85
     assert len(found) == len(cards)
+
+
+
+def test_a_part_of_a_picture_is_searched_as_the_whole_picture_would_be(analyzer):
+    """A tracker reads only the part of a frame around a change: a card in it must come out
+    as the whole frame gives it, the part searched at the whole's scale and with its sizes
+    (`picture`; searched as a picture of its own, half the cards lie 6 px or more off)."""
+    from companion.synth.scene import render_scene
+    from companion.vision.find import searched_copy
+    table = [["H-red", "M-red-blue", "M-blue-green", "T-green"], ["M-yellow-purple"]]
+    errors = []
+    for seed in range(1, 9):
+        image = render_scene(seed, tier="medium", size=(1920, 1080), table=table).image
+        for card in find_cards(image, paper=analyzer.paper)[:3]:
+            x, y = card.corners.mean(axis=0).astype(int)
+            x0, y0 = max(0, x - 350), max(0, y - 350)
+            part = np.ascontiguousarray(image[y0:y + 350, x0:x + 350])
+            assert searched_copy(part, image.shape)[1] == searched_copy(image)[1] == 0.5
+            found = find_cards(part, paper=analyzer.paper, picture=image.shape[:2])
+            errors.append(min((float(np.abs(f.corners + (x0, y0) - card.corners).max()) for f in found),
+                              default=np.inf))
+    assert len(errors) == 24
+    assert np.median(errors) <= 4.0, sorted(errors)
