@@ -117,10 +117,8 @@ class TableReader:
         self.table = EmptyTable()
 
     def __call__(self, image: np.ndarray) -> dict:
-        small, scale = searched_copy(image)
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-        unlike = self.table.unlike(lab)
-        result = self.analyze(image, unlike_table=self._difference(unlike))
+        lab, scale, unlike, difference = self._against_table(image)
+        result = self.analyze(image, unlike_table=difference)
         cards = [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])]
         self.table.learn(lab, cards, unlike)
         return result
@@ -131,15 +129,23 @@ class TableReader:
         picture's: without it a patterned cloth or a card as pale as the table is as hard to
         find in the part as in a single photo.  A part teaches the table nothing."""
         x0, y0, x1, y1 = box
-        part = np.ascontiguousarray(image[y0:y1, x0:x1])
-        small, scale = searched_copy(image)
-        difference = self._difference(self.table.unlike(cv2.cvtColor(small, cv2.COLOR_BGR2Lab)))
+        _, scale, _, difference = self._against_table(image)
         if difference is not None:
-            # (the part is searched at the whole picture's scale: its copy is this cut, but for rounding)
-            searched, _ = searched_copy(part, image.shape)
-            cut = difference[int(y0 * scale):int(np.ceil(y1 * scale)), int(x0 * scale):int(np.ceil(x1 * scale))]
-            difference = cv2.resize(cut, (searched.shape[1], searched.shape[0]), interpolation=cv2.INTER_NEAREST)
+            # the part is searched at the whole picture's scale (`searched_copy`), to this size
+            # (OpenCV rounds as Python does); beyond the picture's edge the table is unknown (0)
+            h, w = round((y1 - y0) * scale), round((x1 - x0) * scale)
+            oy, ox = round(y0 * scale), round(x0 * scale)
+            cut = difference[oy:oy + h, ox:ox + w]
+            difference = np.zeros((h, w), np.uint8)
+            difference[:cut.shape[0], :cut.shape[1]] = cut
+        part = np.ascontiguousarray(image[y0:y1, x0:x1])
         return shifted(self.analyze(part, unlike_table=difference, picture=image.shape[:2]), x0, y0)
 
-    def _difference(self, unlike) -> np.ndarray | None:
-        return None if unlike is None else difference_map(*unlike[:2], self.table.background.known)
+    def _against_table(self, image: np.ndarray):
+        """The searched copy of `image` in Lab, its scale, its `EmptyTable.unlike` and the
+        difference map the finder reads (None while nothing is known of the table)."""
+        small, scale = searched_copy(image)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+        unlike = self.table.unlike(lab)
+        difference = None if unlike is None else difference_map(*unlike[:2], self.table.background.known)
+        return lab, scale, unlike, difference

@@ -10,13 +10,14 @@ two readings that agree inside the box are enough (`Tracker._agreed`).
 
 Nor need the rest of the picture be read at all: a full 720p analysis costs
 ~200-350 ms whatever is on the table (the finder's maps cover every pixel),
-one of the part around a change ~20-90 ms.  A tracker given a region reader
-(`crop_reader`) reads only that part (`Tracker._read`); the cards outside it
-are the settled table's, kept by the pixels as for any card the reader did not
-see where nothing changed.  The part read is the box grown by one more card
-length, so that every card whose centre lies in the box lies whole in the
-picture read (a card cut by the picture's edge would be misread), and only
-those cards are kept.
+one of the part around a change ~20-250 ms.  A tracker given a region reader
+(`TableReader.region`: the part read as part of the whole picture, against the same
+empty table; `crop_reader` for any other analyser) reads only that part
+(`Tracker._read`); the cards outside it are the settled table's, kept by the pixels
+as for any card the reader did not see where nothing changed.  The part read is the
+box grown by one more card length, so that every card whose centre lies in the box
+lies whole in the picture read (a card cut by the picture's edge would be misread),
+and only those cards are kept.
 """
 from __future__ import annotations
 

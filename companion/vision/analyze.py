@@ -70,7 +70,7 @@ class Analyzer:
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, recognise)
         # cards whose paper the table hides, read on their snake's body
-        readings = cards_by_bodies(image, readings, recognise, self.deck)
+        readings = cards_by_bodies(image, readings, recognise, self.deck, picture)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, recognise, self.deck)
         # a face read as `unknown` for an outline off its card: read again about it

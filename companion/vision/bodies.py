@@ -48,10 +48,11 @@ SHORTEST = 0.5       # of a card's long side: a shorter patch is a scrap of a bo
 MOST_CARDS = 2       # cards one patch of ink may run through (bodies touching end to end)
 
 
-def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
+def ink_map(image: np.ndarray, picture: tuple[int, ...] | None = None) -> tuple[np.ndarray, float]:
     """Where the picture differs from its local background (table, or paper) by ink, in a
-    copy at most `INK_LONG_SIDE` wide, and that copy's scale."""
-    scale = min(1.0, INK_LONG_SIDE / max(image.shape[:2]))
+    copy at most `INK_LONG_SIDE` wide (of the whole `picture`, when the image is a part of
+    one: see `find_cards`), and that copy's scale."""
+    scale = min(1.0, INK_LONG_SIDE / max((picture or image.shape)[:2]))
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale,
                                                    interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
@@ -109,9 +110,9 @@ def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, f
 
 def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
                     recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]],
-                    deck: Deck) -> list[CardReading]:
+                    deck: Deck, picture: tuple[int, ...] | None = None) -> list[CardReading]:
     """`readings` with the cards read on bodies no sure reading explains added (in place of
-    the unsure readings they overlap)."""
+    the unsure readings they overlap); `picture` as for `ink_map`."""
     faces = [r for r in readings if r.kind in FACE_KINDS]
     if not faces:
         return readings
@@ -123,7 +124,7 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
         nearest = np.argsort(np.hypot(*(centres - point).T))[:NEAREST]
         return tuple(np.median(sides[nearest], axis=0))
 
-    ink, scale = ink_map(image)
+    ink, scale = ink_map(image, picture)
     explained = np.zeros(ink.shape, np.uint8)
     for r in readings:
         if _gives_way(r):

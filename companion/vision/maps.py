@@ -36,10 +36,12 @@ class CardMap(NamedTuple):
     rounded: bool = False       # blurred: its cards' corners are rounded, their least rectangles fit them
 
 
-# Every size below is a share of the picture searched.  When it is a part of a camera's
-# picture (a tracker reads only the part around a change), the sizes are the whole
-# picture's (`whole`, its (height, width) as searched): the cards are as large in the part
-# as in the whole, and a part read otherwise than the whole misreads what the whole reads.
+# The sizes below that follow the cards' size (closings, the light's blur, the local
+# table's window) are shares of the picture searched.  When it is a part of a camera's
+# picture (a tracker reads only the part around a change), they are shares of the whole
+# picture (`whole`, its (height, width) as searched): the cards are as large in the part as
+# in the whole, and a part read otherwise than the whole misreads what the whole reads.
+# The border ring stays the part's own: around a change, it is the table there.
 
 
 def _closing_size(shape: tuple[int, ...]) -> int:
@@ -246,7 +248,7 @@ def edge_regions(edges: np.ndarray, k: int) -> np.ndarray:
 
 def table_gradient(L: np.ndarray) -> float:
     """The 99th percentile of the lightness gradient (as Canny measures it) on the border ring."""
-    m = max(2, int(BORDER_SHARE * min(L.shape)))
+    m = max(3, int(BORDER_SHARE * min(L.shape)))   # (a strip's edge pixels are left out: 3 keeps one)
     strips = (L[:m], L[-m:], L[m:-m, :m], L[m:-m, -m:])
     g = [np.abs(cv2.Sobel(t, cv2.CV_16S, 1, 0)).astype(np.int32) + np.abs(cv2.Sobel(t, cv2.CV_16S, 0, 1))
          for t in strips if t.size]

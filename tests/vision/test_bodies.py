@@ -176,7 +176,7 @@ def test_on_a_rendered_table_cards_are_read_on_bodies_the_finder_had_no_outline_
     from companion.bench.metrics import score_table
     scene, image, covered = development_table(14, "hard", 24)
     with_bodies = score_table(scene.truth, analyzer.analyze(image), covered)
-    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck: readings)
+    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck, picture=None: readings)
     without = score_table(scene.truth, analyzer.analyze(image), covered)
     assert with_bodies.matched >= without.matched + 2
     assert with_bodies.found_cards - with_bodies.matched <= without.found_cards - without.matched
