@@ -4,13 +4,12 @@ A card printed on white paper, on a white or cream table under a bright lamp,
 has no outline left in the picture: paper and table are both clipped to the
 same white.  Its body still shows: a saturated band, one card long, running
 along the card's middle from one short edge to the other.  Between two cards
-laid end to end, the cards' own margins mostly cut the band, so each card's
-body is a separate patch of ink; where the margins blur away, a straight run
-of cards shows as one band.
+laid end to end, the cards' own margins cut the band, so each card's body is a
+separate patch of ink.
 
 Every patch of ink that no card read so far explains, shaped like one card's
-body (or those of a few cards end to end), is taken for the axis of a card of
-the size the cards read nearest it have; the card is placed on it (centred, or pushed
+body (or two, end to end), is taken for the axis of a card of the size the
+cards read nearest it have; the card is placed on it (centred, or pushed
 towards either end, for a head or a tail whose body stops short of an edge)
 and read.  A guess is kept only when read as a face the deck has a copy of
 left, and no card read surely as a face lies there already.  An outline read
@@ -46,9 +45,7 @@ LEAST_BODY = 0.08    # of a card's area: less ink is no body ...
 MOST_BODY = 0.7      # ... and more, for each card it runs through, is a sheet, not a body
 WIDEST = 0.8         # of a card's short side: a patch wider than this is no body either
 SHORTEST = 0.5       # of a card's long side: a shorter patch is a scrap of a body
-MOST_CARDS = 4       # cards one patch of ink may run through (bodies touching end to end: a straight
-                     # snake on a cloth of its paper's colour shows three or four; a longer band is
-                     # far more often a stripe of the cloth, each card of it a read for nothing)
+MOST_CARDS = 2       # cards one patch of ink may run through (bodies touching end to end)
 
 
 def ink_map(image: np.ndarray, picture: tuple[int, ...] | None = None) -> tuple[np.ndarray, float]:
@@ -71,8 +68,8 @@ def ink_map(image: np.ndarray, picture: tuple[int, ...] | None = None) -> tuple[
 
 def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, float]],
                  least_area: float = 0.0) -> list[list[CardOutline]]:
-    """For each patch of ink shaped like the bodies of one card or a few end to end, the
-    outlines it may mean (one list per card the patch runs through).  `size_at(point)`: the (long, short) sides
+    """For each patch of ink shaped like one or two cards' bodies, the outlines it may mean
+    (one list per card the patch runs through).  `size_at(point)`: the (long, short) sides
     a card has there."""
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     out = []

@@ -59,14 +59,6 @@ def test_two_bodies_end_to_end_give_two_cards():
     assert np.allclose(centres, (161, 239), atol=1.5)
 
 
-def test_a_straight_run_of_four_bodies_in_one_band_gives_four_cards():
-    ink = np.zeros((300, 500), np.uint8)
-    _band(ink, (250, 150), 4 * 78, 16, 0, 1)     # the margins between the cards blurred away
-    guesses = body_guesses(ink.astype(bool), lambda point: (80.0, 55.0))
-    centres = sorted(float(options[0].centre[0]) for options in guesses)
-    assert np.allclose(centres, (133, 211, 289, 367), atol=1.5)
-
-
 def test_no_card_is_guessed_on_specks_sheets_or_long_stripes():
     ink = np.zeros((400, 600), np.uint8)
     _band(ink, (100, 100), 10, 6, 0, 1)           # a speck
