@@ -21,9 +21,11 @@ Every settled change goes through `companion.game.referee.Referee`, the same
 referee as `judge`; nothing here knows the rules beyond asking it.
 
 This module holds the frames-to-settled-tables part; the rest of `Tracker` lives
-beside it by concern: naming cards (`naming`), doubtful new cards (`doubt`), dating
-cards found late (`dating`), the record of tables, moves and corrections (`record`),
-saving and resuming (`persistence`), and pure helpers over tables (`tables`).  Settings and `TrackEvent` are in `settings`.
+beside it by concern: what the pixels say about a reading (`pixels`), naming
+cards (`naming`), doubtful new cards (`doubt`), dating cards found late
+(`dating`), the record of tables, moves and corrections (`record`), saving and
+resuming (`persistence`), and pure helpers over tables (`tables`).  Settings and
+`TrackEvent` are in `settings`.
 """
 from __future__ import annotations
 
@@ -37,15 +39,15 @@ import numpy as np
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck, load_deck
 
-from .dating import PlaceTest, SettledPictures, carried_test, unmoved_test
+from .dating import PlaceTest, SettledPictures
 from .doubt import DoubtfulCards
 from .frames import EncodedFrame, full_image
 from .gap import GapStep, cut_out, gap_steps
 from .gate import ChangeGate
-from .identity import RIGID_SLACK, Track, match_sightings, same_cards_apart
+from .identity import Track, match_sightings, same_cards_apart
 from .naming import CardNaming
 from .persistence import SavedState
-from .pushes import MIN_PUSH, chain_motion, components
+from .pixels import SAME_PLACE, Change, PixelEvidence
 from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
 from .record import MoveRecord
 from .referee_link import SNAKE, RefereeLink
@@ -58,7 +60,6 @@ __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
 TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
 PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
-SAME_PLACE = 0.5   # of a card's outline, what another card must cover to lie on its place
 
 
 @dataclass
@@ -71,8 +72,12 @@ class _Window:
                                   # not known; the whole picture counts)
     partial: bool = False         # the readings are of the part around `focus` only
 
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        return None if self.image is None else self.image.shape
 
-class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
+
+class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
     def __init__(self, analyze: AnalyzeFn, players: Sequence[str], deck: Deck | None = None,
                  settings: TrackerSettings | None = None,
                  referee_factory: Callable[..., Any] | None = None,
@@ -386,25 +391,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 self._looks.pop(t, None)
         return events
 
-    def _held_together(self, links: set, present: set, edges: set) -> set:
-        """Of settled `links` the reader did not read, those between two present cards that
-        lie as far apart as they did, each with an end free: a snake pushed to make room
-        moves every card, so the pixels cannot vouch for the links, but the distances can
-        (snakes are never split in play; a reader misses a link on a dim picture)."""
-        ends = Counter(t for e in edges for t in e)
-        held = set()
-        for e in links:
-            a, b = sorted(e)
-            if not e <= present or ends[a] > 1 or ends[b] > 1 \
-                    or a not in self._settled_outlines or b not in self._settled_outlines:
-                continue
-            then = _centre_shift(self._settled_outlines[a], self._settled_outlines[b])
-            now = _centre_shift(self._track(a).corners, self._track(b).corners)
-            if abs(now - then) <= RIGID_SLACK * min(self._track(a).size, self._track(b).size):
-                held.add(e)
-                ends.update(e)
-        return held
-
     def _still_waiting(self, waited: dict[int, int], present: set, placed: set) -> dict[int, int]:
         """Of the cards that waited (card -> frame first showing it), those this reading missed
         that wait on.  A waiting card missed is not forgotten at once: the reader misses a card
@@ -417,127 +403,57 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
                 and not any(outline_share(self._track(u).corners, self._track(t).corners) >= SAME_PLACE
                             for u in placed)}
 
+    def _first_table_apart(self, change: Change, window: _Window, waited: dict[int, int],
+                           unmoved: PlaceTest, forced: bool) -> list[TrackEvent] | None:
+        """The first table after one read empty, judged as two when it can be: the cards whose
+        places have not changed since lay there already (play starts with a card on the table;
+        the reader missed it), and the others were laid since, in turn.  None: one table."""
+        present, edges, latest = change.present, change.edges, change.latest
+        there = {t for t in present if unmoved(self.tracks[t].corners)}
+        if not there:
+            # (a card laid against it changes part of its place too: a single card whose
+            # place changed only a little lay there)
+            mostly = self._unmoved(window, fraction=self.settings.nudged_fraction)
+            nudged = {t for t in present if mostly(self.tracks[t].corners)}
+            there = nudged if len(nudged) == 1 else there
+        if there and there != present and not forced:
+            start = _Window([self._settled_frame], image=self._settled_image,
+                            small=self._settled_small)
+            return self._compare(there, {e for e in edges if e <= there},
+                                 {e for e in latest if e <= there}, start, {}) \
+                + self._compare(present, edges, latest, window, waited)
+        # (every card of it laid since the empty picture, unless the reader missed the card
+        # play started with there too; `_there_from_start`)
+        self._read_empty = None if there else (self._settled_frame, self._settled_small)
+        return None
+
     def _compare(self, present: set, edges: set, latest: set, window: _Window,
                  waited: dict[int, int]) -> list[TrackEvent]:
         frame = window.frames[0]
         before = {t for chain in self.chains for t in chain}
-        added = present - before
-        gone = before - present
+        change = Change(present, edges, latest, before, present - before, before - present)
         unmoved = self._unmoved(window)
         forced = self._force or self._desync_settles >= self.settings.accept_after
         if not self.history and unmoved is not None:
-            # The first table was read empty: the cards whose places have not changed since lay
-            # there already (play starts with a card on the table; the reader missed it), and
-            # the others were laid since, in turn.
-            there = {t for t in present if unmoved(self.tracks[t].corners)}
-            if not there:
-                # (a card laid against it changes part of its place too: a single card whose
-                # place changed only a little lay there)
-                mostly = self._unmoved(window, fraction=self.settings.nudged_fraction)
-                nudged = {t for t in present if mostly(self.tracks[t].corners)}
-                there = nudged if len(nudged) == 1 else there
-            if there and there != present and not forced:
-                start = _Window([self._settled_frame], image=self._settled_image,
-                                small=self._settled_small)
-                return self._compare(there, {e for e in edges if e <= there},
-                                     {e for e in latest if e <= there}, start, {}) \
-                    + self._compare(present, edges, latest, window, waited)
-            # (every card of it laid since the empty picture, unless the reader missed the card
-            # play started with there too; `_there_from_start`)
-            self._read_empty = None if there else (self._settled_frame, self._settled_small)
+            events = self._first_table_apart(change, window, waited, unmoved, forced)
+            if events is not None:
+                return events
         # Before the first table is judged every card found is part of where play starts; a
         # table taken as it is keeps what the reader found.
         if unmoved is not None and self.history and not forced:
-            # The pixels have the last word on whether anything happened at a place: a card
-            # the analyser lost where nothing changed is still there, and one it found where
-            # nothing changed was never laid.
-            # (a chain already missing at the last settle is judged by how long it stays gone)
-            # (as the picture that last showed it has it: a snake pushed in a change left waiting
-            # lies elsewhere than in the picture last judged, where its new place was bare table)
-            unseen = {t for t in gone - set(self._gone_since)
-                      if self._unmoved_since_seen(t, window)}
-            # (as is one of a snake carried along, where the picture shows the card carried)
-            carried_unseen = self._carried_unseen(gone - set(self._gone_since) - unseen, present, window)
-            for t, place in carried_unseen.items():
-                self.tracks[t].corners, self.tracks[t].centre = place, place.mean(axis=0)
-            self.stats["carried_unseen"] += len(carried_unseen)
-            unseen |= set(carried_unseen)
-            # A card found where nothing changed since the last settle was not laid this turn:
-            # if its place changed since the table was last judged, it was laid then and the
-            # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
-            last_seen = self._unmoved(window, self._pictures.last) if len(self._pictures) else None
-            stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-            # One whose place changed only a little since then (a card laid against it) mostly
-            # lay there already: if its place changed in an earlier picture, it was laid then.
-            mostly = self._unmoved(window, self._pictures.last, self.settings.nudged_fraction) \
-                if len(self._pictures) else None
-            nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
-            # (a card that waited was laid by the picture that first showed it, whatever its
-            # place did after: a card laid against it changes the pixels there too)
-            late_found = {**self._pictures.laid_unseen({t: self.tracks[t].corners for t in stale},
-                                                       window.small, _shape(window)),
-                          **self._pictures.laid_unseen({t: self.tracks[t].corners for t in nudged},
-                                                       self._pictures.last, _shape(window)),
-                          **self._laid_before_push(added - stale - nudged, present, edges, window),
-                          **self._pictures.seen_before(added, waited)}
-            ghosts = stale - set(late_found)
-            start = self._there_from_start(ghosts, present, edges, window)
-            if start:
-                self.stats["from_start"] += len(start)
-                ghosts -= start
-                added -= start
-                before |= start
-            ghost_links = {e for e in edges if e & ghosts}
-            self.stats["unseen"] += len(unseen)
-            self.stats["ghosts"] += len(ghosts)
-            gone -= unseen
-            added -= ghosts
-            present = (present - ghosts) | unseen
-            edges = {e for e in edges if not e & ghosts}
-            self._restore_links(unseen, present, edges)
-            # A card leaves the table only in a taken snake: one gone from its place while a
-            # new card of its kind, read doubtfully, turned up is that card carried (to be
-            # joined) and misread -- not a card taken and another laid.
-            carried = self._carried(gone, added - set(late_found), present, edges, window)
-            if carried:
-                self.stats["carried"] += len(carried)
-                present, edges, latest = (_renamed(present, carried), _renamed(edges, carried),
-                                          _renamed(latest, carried))
-                gone -= set(carried.values())
-                added -= set(carried)
-            # Nor is one read nearly like a card left waiting that is gone from its place: that
-            # card was carried (for a join) and read afresh.
-            moved = self._moved_waiting(set(waited) - present, added - set(waited), window)
-            if moved:
-                self.stats["moved_waiting"] += len(moved)
-                present, edges, latest = (_renamed(present, moved), _renamed(edges, moved),
-                                          _renamed(latest, moved))
-                added = (added - set(moved)) | set(moved.values())
-                late_found.update(self._pictures.seen_before(set(moved.values()), waited))
-            # Nor can two settled cards that both stayed where they were have let go of each
-            # other or come to touch: between them the settled links stand, whatever the
-            # reader made of them (a misread or missed card read there broke a snake into
-            # pieces, and the referee called every later move a rearrangement).
-            lying = {t for t in present & before if unmoved(self._track(t).corners)}
-            if self._joined_unseen(edges, lying, set(self._gone_since)):
-                self.stats["joined_unseen"] += 1
-            # (a card the last settled table missed may have been moved before it: its links
-            # then were not read)
-            still = lying - set(self._gone_since)
-            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
-            edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
-            edges |= self._held_together(settled - edges, present & before, edges)
+            change = self._weigh_pixels(change, window, waited, unmoved)
+        elif forced and self.history:
+            # A table taken as it is after a desync is still dated by the pictures kept
+            # while lost: each card laid meanwhile was laid by the first one that shows its
+            # place as it is now, not all at once (which the referee calls a foul).
+            change.late_found = self._pictures.laid_unseen(
+                {t: self.tracks[t].corners for t in change.added}, window.small, window.shape)
+        present, edges, latest, before = change.present, change.edges, change.latest, change.before
+        added, gone, unseen, late_found = change.added, change.gone, change.unseen, change.late_found
+        ghost_links = change.ghost_links
         # A card seen gone (and the pixels agree something happened there) only counts as
         # gone once it stays gone: a hand or a cup resting on it, or a look-alike shadow,
         # pass.  A complete snake is the exception: taking it is the game.
-        else:
-            unseen, late_found, ghost_links = set(), {}, set()
-            if forced and self.history:
-                # A table taken as it is after a desync is still dated by the pictures kept
-                # while lost: each card laid meanwhile was laid by the first one that shows its
-                # place as it is now, not all at once (which the referee calls a foul).
-                late_found = self._pictures.laid_unseen(
-                    {t: self.tracks[t].corners for t in added}, window.small, _shape(window))
         if not forced and self._completed_unseen(gone):
             self.stats["completed_unseen"] += 1
         complete = {t for c in self.chains if all(t in gone for t in c) and self._is_complete(c)
@@ -749,38 +665,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
         return steps
 
-    def _there_from_start(self, ghosts: set, present: set, edges: set, window: _Window) -> set:
-        """Cards found where nothing changed since the first table was judged, alone and read
-        surely, and found there again after another table was judged: missed in every reading
-        until then, they lay there all along.  They join every judged table (the game is judged
-        again, see `_found_from_start`).  (Found once, a card may be the reader's invention: a
-        still picture is misread the same way in every frame.  Found where nothing changed
-        only since a later table, it may have been laid in a turn whose reading missed it, which
-        no picture can date: it stays unexplained.)"""
-        since_first = None if self._first_small is None else self._unmoved(window, self._first_small)
-        if since_first is None:
-            return set()
-        alone = {t for t in ghosts if not any(t in e for e in edges)}
-        seen = {t for t in alone - self._doubtful(alone, present, window)
-                if since_first(self.tracks[t].corners)}
-        start = {t for t in seen if any(
-            judged < len(self.history) and outline_share(self.tracks[t].corners, corners) >= SAME_PLACE
-            for corners, judged in self._alone_since_first)}
-        self._alone_since_first = \
-            [(self.tracks[t].corners, len(self.history)) for t in seen - start] + \
-            [(c, j) for c, j in self._alone_since_first if j == len(self.history)]
-        if start:
-            # (and where nothing changed since the picture read empty before the first table,
-            # they are the table play started from: the first table's cards were moves)
-            empty = self._read_empty
-            since_empty = None if empty is None else self._unmoved(window, empty[1])
-            first = since_empty is not None and all(since_empty(self.tracks[t].corners)
-                                                    for t in start)
-            self._found_from_start({t: self._deck_reading(t) for t in start},
-                                   empty[0] if first else None)
-            self._read_empty = None
-        return start
-
     def _as_laid(self, entry: dict, cards: set, chains, table):
         """The judged table `entry` with `cards` laid in it, linked as they are in `chains`:
         (chains as ids, as codes), or None when those links make no chains."""
@@ -830,42 +714,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         left is the reader closing that gap, not a touch)."""
         ends = 2 if Card.parse(self._track(t).identity).kind is Kind.MIDDLE else 1
         return sum(t in e and self._beside(*e) for e in edges) >= ends
-
-    def _carried_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
-        """Where settled cards not seen now lie if their chain was carried as its cards that
-        were seen were since the table last settled (`chain_motion`); cards of chains with
-        no card seen are left out."""
-        out = {}
-        for chain in self.chains:
-            missing = [t for t in chain if t in cards and t in self._settled_outlines]
-            now = {t: self.tracks[t].corners for t in chain if t in seen}
-            motion = chain_motion(now, now, self._settled_outlines, self._track(missing[0]).size) \
-                if missing else None
-            for t in missing if motion is not None else ():
-                out[t] = np.asarray(motion(self._settled_outlines[t]), float)
-        return out
-
-    def _pushed_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
-        """`_carried_places` of the cards last seen where they settled whose chain moved."""
-        return {t: place for t, place in self._carried_places(
-                    {t for t in cards if t in self._settled_outlines
-                     and _centre_shift(self._track(t).corners, self._settled_outlines[t])
-                     < MIN_PUSH * self._track(t).size}, seen).items()
-                if _centre_shift(place, self._settled_outlines[t]) >= MIN_PUSH * self._track(t).size}
-
-    def _carried_unseen(self, cards: set, present: set, window: _Window) -> dict[int, np.ndarray]:
-        """Of settled cards the reader missed now, those whose snake was carried (by the
-        cards of it seen) and which the picture shows carried with it: card -> its outline
-        now.  (A snake pushed to make room moves every card, so the pixels at a card's old
-        place cannot say it is still there; its new place can.)"""
-        test = carried_test(self.gate, self._settled_small, window.small, _shape(window),
-                            self.settings.unmoved_fraction)
-        if test is None:
-            return {}
-        # (a card read there now is this one read afresh as another, or one laid on it)
-        return {t: place for t, place in self._carried_places(cards, present).items()
-                if not any(outline_share(self.tracks[u].corners, place) >= SAME_PLACE for u in present)
-                and test(self._settled_outlines[t], place)}
 
     def _on_place_of(self, a: int, b: int) -> bool:
         """Card a covers a good part (PUSHED_SHARE) of where card b lay."""
@@ -919,46 +767,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
         """Keep a settled picture: a card found later is dated by where its place changed."""
         self._pictures.keep(window.frames[-1], window.small)
 
-    def _restore_links(self, kept: set, present: set, edges: set) -> None:
-        """Give cards kept in place though unseen the links they had in the settled table.
-        Its two neighbours read as touching each other is the reader closing the gap the
-        missed card left: that link goes."""
-        for chain in self.chains:
-            for a, b in zip(chain, chain[1:]):
-                if (a in kept or b in kept) and a in present and b in present:
-                    edges.add(frozenset((a, b)))
-            for a, k, b in zip(chain, chain[1:], chain[2:]):
-                if k in kept and k in present:
-                    edges.discard(frozenset((a, b)))
-
-    def _laid_before_push(self, cards: set, present: set, edges: set, window: _Window
-                          ) -> dict[int, int]:
-        """Of new cards, those the reader missed in the last settled picture though their
-        chain was pushed since (see `SettledPictures.laid_before_push`)."""
-        if not cards:
-            return {}
-        now = {t: self.tracks[t].corners for t in present if t in self._settled_outlines}
-        return self._pictures.laid_before_push(
-            {t: (self.tracks[t].corners, self.tracks[t].size) for t in cards},
-            components(present, edges), now, self._settled_outlines, self._settled_frame,
-            _shape(window))
-
-    def _unmoved(self, window: _Window, before: np.ndarray | None = None,
-                 fraction: float | None = None) -> PlaceTest | None:
-        """A test `corners -> bool`: did the pixels under that outline stay as they were when
-        the table last settled (or in `before`)?  (Under `fraction` of them changed, by
-        default `unmoved_fraction`.)  None when there is no picture to compare with."""
-        return unmoved_test(self.gate, self._settled_small if before is None else before,
-                            window.small, _shape(window),
-                            self.settings.unmoved_fraction if fraction is None else fraction)
-
-    def _unmoved_since_seen(self, t: int, window: _Window) -> bool:
-        """The pixels under a card's outline are as they were in the settled picture that
-        last showed it there (the last settled table's when none kept is later)."""
-        seen_in = self._pictures.showing(self._track(t).last_frame)
-        test = self._unmoved(window, seen_in)
-        return test is not None and test(self._track(t).corners)
-
     def _enter_desync(self, reason: str, frame: int, window: _Window | None = None
                       ) -> list[TrackEvent]:
         was = self.desync
@@ -979,19 +787,3 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState):
             return []
         self.desync_reason = None
         return [TrackEvent("resync", frame, {"frame": frame, "desync": False})]
-
-
-def _shape(window: _Window) -> tuple[int, ...] | None:
-    return None if window.image is None else window.image.shape
-
-
-def _centre_shift(a, b) -> float:
-    """How far apart two outlines' centres lie, in pixels."""
-    return float(np.linalg.norm(np.mean(np.asarray(a, float), axis=0)
-                                - np.mean(np.asarray(b, float), axis=0)))
-
-
-def _renamed(items: set, renamed: dict[int, int]) -> set:
-    """Card ids (or links: frozensets of two) with some cards renamed."""
-    return {frozenset(renamed.get(t, t) for t in x) if isinstance(x, frozenset)
-            else renamed.get(x, x) for x in items}
