@@ -531,16 +531,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         if problem is None and hidden:
             present |= hidden
             self._restore_links(hidden, present, edges)
-        chains = chains_from_links(present, edges) if problem is None else None
+        chains = self._chains_of(present, edges, latest, before) if problem is None else None
         if problem is None and chains is None:
-            # The links read do not make chains (a card with three neighbours, a loop): the
-            # settled links stand between settled cards and the new cards take the links read
-            # to them; failing that, the last reading alone.
-            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:]) if set(p) <= present}
-            chains = chains_from_links(present, settled | {e for e in edges if e - before}) \
-                or chains_from_links(present, {e for e in latest if e <= present})
-            if chains is None:
-                problem = "the cards do not form chains"
+            problem = "the cards do not form chains"
         if problem is not None:
             return self._enter_desync(problem, frame, window)
 
@@ -555,6 +548,27 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
                            frame=self._settled_frame if self._reread_judged(window) else None)
             self._picture(window)
             return self._leave_desync(frame) + self._corrections(frame)
+        return self._judge(change, chains, table, taken, hidden, forced, window)
+
+    def _chains_of(self, present: set, edges: set, latest: set, before: set) -> list | None:
+        """The chains the links make; when the links read do not (a card with three
+        neighbours, a loop), the settled links stand between settled cards and the new cards
+        take the links read to them; failing that, the last reading alone.  None: no chains."""
+        chains = chains_from_links(present, edges)
+        if chains is None:
+            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:]) if set(p) <= present}
+            chains = chains_from_links(present, settled | {e for e in edges if e - before}) \
+                or chains_from_links(present, {e for e in latest if e <= present})
+        return chains
+
+    def _judge(self, change: Change, chains: list[list[int]], table: list[list[str]],
+               taken: list[list[int]], hidden: set, forced: bool, window: _Window
+               ) -> list[TrackEvent]:
+        """Give a changed table to the referee, as one move or, when cards were found late
+        or the camera dropped out, as several in the order they were made (`_steps`), and
+        record it.  `hidden` cards are gone for now but not yet taken."""
+        frame = window.frames[0]
+        added, gone, late_found = change.added, change.gone, change.late_found
         late, self._late = self._late, {}
         earlier: list[TrackEvent] = []   # re-judged already: followers hear of it whatever follows
         try:
