@@ -21,7 +21,7 @@ import numpy as np
 
 from .maps import CardMap, candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
-from .paper import CORE_DEPTH, PAPER_STEP, PaperModel, paper_maps, pixel_features, searched_size
+from .paper import CORE_DEPTH, PaperModel, paper_maps, pixel_features, searched_size
 from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
@@ -149,6 +149,28 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 
 # --------------------------------------------------------------------------- the search
 
+class SearchMaps(NamedTuple):
+    """The maps a picture's cards are looked for in, each with the image its regions' outlines
+    are proven in (`contrast_in`: `lab`, `edges`, `paper_p`, `unlike_p` or a map of its own)."""
+
+    lab: np.ndarray
+    gray: np.ndarray
+    edges: np.ndarray
+    masks: list                      # (CardMap, contrast_in)
+    paper_p: np.ndarray | None       # P(card) of the learnt map, (h, w, 1)
+    unlike_p: np.ndarray | None      # how unlike the empty table, (h, w, 1)
+    cores: list                      # (quad, score): one card each, from the learnt map's cores
+
+
+class Regions(NamedTuple):
+    """What the maps' regions are: cards by themselves, or regions of several to be cut."""
+
+    singles: list                    # (quad, score, from a whole-only map)
+    blobs: list                      # Blob
+    last_resort: list                # (quad, score): cards fitted loosely, only where nothing else is
+    unlike_singles: list             # (quad, score): cards of the unlike-the-table map
+
+
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
                paper: PaperModel | None = None, scale: float = 1.0,
                unlike_table: np.ndarray | None = None, fans: bool = False,
@@ -156,14 +178,40 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     """(quad, score) for every card found in the image, already downscaled by `scale` (and
     with `fans`, the regions `find_cards` says); `whole`: the shape of the whole searched
     picture it is a part of (`maps`)."""
-    min_area = min_side * min_side
-    max_area = 0.5 * small.shape[0] * small.shape[1]
-    singles: list[tuple[np.ndarray, float, bool]] = []   # (quad, score, from a whole-only map)
-    blobs: list[Blob] = []
+    maps = search_maps(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, whole)
+    regions = map_regions(maps, small.shape, min_side, aspect_lo, aspect_hi)
+    kept = suppress([(q, s) for q, s, _ in regions.singles])
+    untaught = {id(q) for q, _, whole_only in regions.singles if whole_only}
+    # rows of cards: the learnt map's where there is one (a dotted or striped cloth breaks
+    # the edge map's rows into pieces a fraction of a card wide, and no card may lie alone)
+    rows_in = maps.edges if maps.paper_p is None else maps.paper_p
+    alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
+                              [b.contour for b in regions.blobs if b.contrast_in is rows_in],
+                              aspect_lo, aspect_hi)
+    last_resort = list(regions.last_resort)
+    pieces, unlike_pieces = cut_regions(regions.blobs, kept, alone, sizes, maps, aspect_lo, aspect_hi,
+                                        fans, last_resort)
+    # no card is smaller than the smallest looked for, whether found alone or cut from a row
+    # (a size learnt from slivers of a striped cloth would cut more slivers)
+    pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9] + maps.cores
+    if pieces:
+        # a region that splits into cards is not one long card
+        split_regions = [q for q, _ in pieces]
+        kept = [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT
+                or not any(_contains(q, p) for p in split_regions)]
+    known_sizes = sizes if len(alone) >= 3 else None
+    found = suppress(size_prior(pieces + kept, known_sizes))
+    unlike_pieces = [(q, s) for q, s in unlike_pieces if _shortest_side(q) >= min_side * 0.9]
+    found += [(q, s) for q, s in suppress(size_prior(regions.unlike_singles + unlike_pieces, known_sizes))
+              if not _overlaps(q, found)]
+    return found + [(q, s) for q, s in suppress(last_resort) if not _overlaps(q, found)]
+
+
+def search_maps(small: np.ndarray, min_side: float, aspect_lo: float, aspect_hi: float,
+                paper: PaperModel | None, scale: float, unlike_table: np.ndarray | None,
+                whole: tuple[int, ...] | None) -> SearchMaps:
+    """Every map the cards of `small` are looked for in (`find_quads`'s arguments)."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    seen: set[tuple[int, int, int, int, int]] = set()
-    last_resort = []   # cards fitted loosely, or grown from a side: only where nothing else was found
-    settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
     maps, edges, distance = candidate_masks(lab, whole)
     # the last of these maps is made of edges: its regions have a rim by construction,
     # and cream paper on a cream cloth shows little colour contrast across it, so its
@@ -188,11 +236,25 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     # What differs from the empty table is read as the learnt map is (both say "how likely
     # not table"), but only where the picture alone shows no card: the picture's own
     # outlines are the surer wherever it has them.
-    unlike_p, unlike_singles, unlike_pieces = None, [], []
+    unlike_p = None
     if unlike_table is not None:
         unlike_p = unlike_table[..., None]
         masks += [(m, unlike_p) for m in paper_maps(unlike_table, whole)]
-    for (mask, closed, step, whole_only, rounded), contrast_in in masks:
+    return SearchMaps(lab, gray, edges, masks, paper_p, unlike_p, cores)
+
+
+def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspect_lo: float,
+                aspect_hi: float) -> Regions:
+    """Every region of every map of card size, as a card by itself or as a region to cut."""
+    min_area = min_side * min_side
+    max_area = 0.5 * shape[0] * shape[1]
+    edges, paper_p, unlike_p = maps.edges, maps.paper_p, maps.unlike_p
+    singles: list[tuple[np.ndarray, float, bool]] = []
+    blobs: list[Blob] = []
+    last_resort, unlike_singles = [], []
+    seen: set[tuple[int, int, int, int, int]] = set()
+    settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
+    for (mask, closed, step, whole_only, rounded), contrast_in in maps.masks:
         from_edges = contrast_in is edges
         to_cut = [] if whole_only else blobs
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -203,11 +265,11 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
             if area < min_area or area > max_area:
                 continue
             x, y, w, h = cv2.boundingRect(c)
-            if rounded and (min(x, y) <= 1 or x + w >= small.shape[1] - 1 or y + h >= small.shape[0] - 1):
+            if rounded and (min(x, y) <= 1 or x + w >= shape[1] - 1 or y + h >= shape[0] - 1):
                 continue  # cut by the frame, a blurred region's rectangle is anything (a lit wall's corner)
             # the same region seen in another map of the same kind (the rarity map's
             # outline of a region can fit where a colour distance's did not)
-            key = (x // 4, y // 4, w // 4, h // 4, contrast_in is lab)
+            key = (x // 4, y // 4, w // 4, h // 4, contrast_in is maps.lab)
             if key in seen or any(_box_iou((x, y, w, h), b) > 0.9 for b in settled):
                 continue
             seen.add(key)
@@ -238,7 +300,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                     last_resort.append((boxed, boxed_score))
             if score == 0 and (contrast_in is paper_p or contrast_in is unlike_p):
                 # a loose fit, and perhaps two cards side by side: only where nothing else is found
-                loose, loose_score = _paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
+                loose, loose_score = _paper_card(maps.gray, rect, blob.fill, aspect_lo, aspect_hi)
                 if loose_score > 0 and _shortest_side(loose) >= min_side * 0.9 and \
                         edge_contrast(contrast_in, loose, step) >= ALONE_CONTRAST:
                     last_resort.append((loose, loose_score))
@@ -254,17 +316,19 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                         to_cut.append(blob)
             elif area > 1.6 * min_area:
                 to_cut.append(blob)
-    kept = suppress([(q, s) for q, s, _ in singles])
-    untaught = {id(q) for q, _, whole_only in singles if whole_only}
-    # rows of cards: the learnt map's where there is one (a dotted or striped cloth breaks
-    # the edge map's rows into pieces a fraction of a card wide, and no card may lie alone)
-    rows_in = edges if paper_p is None else paper_p
-    alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
-                              [b.contour for b in blobs if b.contrast_in is rows_in], aspect_lo, aspect_hi)
+    return Regions(singles, blobs, last_resort, unlike_singles)
+
+
+def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | None, maps: SearchMaps,
+                aspect_lo: float, aspect_hi: float, fans: bool, last_resort: list) -> tuple[list, list]:
+    """The cards cut from regions of several (`blobs`), given the cards found alone (`kept`,
+    `alone`) and their sizes: (pieces, pieces of the unlike-the-table map).  Fans' top cards
+    and regions to search are added to `last_resort`."""
+    edges, paper_p, unlike_p = maps.edges, maps.paper_p, maps.unlike_p
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
     # split budget goes to rows of cards before fragments of a patterned cloth
-    blobs.sort(key=lambda b: (b.contrast_in is unlike_p, -b.fill))
+    blobs = sorted(blobs, key=lambda b: (b.contrast_in is unlike_p, -b.fill))
     cards_in: dict[int, float] = {}
     if sizes:
         # with the cards' size known, a region too small to hold two is at most one card,
@@ -273,8 +337,8 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         blobs = [b for b in blobs if cards_in[id(b)] >= ONE_CARD]
         blobs.sort(key=lambda b: (b.contrast_in is unlike_p, -min(cards_in[id(b)], 12.0)))
     # seams between touching cards are looked for in the lightness
-    gradient = SeamGradient(lab[..., 0])
-    pieces = []
+    gradient = SeamGradient(maps.lab[..., 0])
+    pieces, unlike_pieces = [], []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT]
@@ -319,20 +383,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
         else:
             least = PAPER_PIECE_CONTRAST if contrast_in is paper_p else PIECE_CONTRAST
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
-    # no card is smaller than the smallest looked for, whether found alone or cut from a row
-    # (a size learnt from slivers of a striped cloth would cut more slivers)
-    pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9] + cores
-    if pieces:
-        # a region that splits into cards is not one long card
-        split_regions = [q for q, _ in pieces]
-        kept = [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT
-                or not any(_contains(q, p) for p in split_regions)]
-    known_sizes = sizes if len(alone) >= 3 else None
-    found = suppress(size_prior(pieces + kept, known_sizes))
-    unlike_pieces = [(q, s) for q, s in unlike_pieces if _shortest_side(q) >= min_side * 0.9]
-    found += [(q, s) for q, s in suppress(size_prior(unlike_singles + unlike_pieces, known_sizes))
-              if not _overlaps(q, found)]
-    return found + [(q, s) for q, s in suppress(last_resort) if not _overlaps(q, found)]
+    return pieces, unlike_pieces
 
 
 def _overlaps(quad: np.ndarray, found: list[tuple[np.ndarray, float]]) -> bool:
