@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -321,6 +322,18 @@ def assign_one_each(ll: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- the whole labelling
 
+class _EndColours(NamedTuple):
+    """The colour of every end that has one, as the deck's photo shows it."""
+
+    names: tuple[str, ...]
+    row_of: dict[tuple[int, int], int]   # (look, edge) -> row of the ends
+    labels: np.ndarray                   # colour index per row
+    sure: np.ndarray                     # ... and how sure, per row
+    models: ColourModels
+    lab: np.ndarray                      # the ends' colours measured (ink or end Lab)
+    vision_lab: np.ndarray               # ... and as the vision measures them
+
+
 def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
     n = len(looks)
     if n < deck.size:
@@ -351,65 +364,15 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
     shape = {int(i): float(looks[i].far_shape[top_edge[i]]) for i in one}
     plain = [int(i) for i in one if int(i) not in jokers]
     shape_cut = otsu(np.array([shape[i] for i in plain])) if len(plain) > 1 else 0.8
-    head_like = {i: shape[i] > shape_cut for i in shape}
-
-    # colours: every end of a middle, the end of each plain head and tail
-    names = tuple(deck.colours)
-    end_refs: list[tuple[int, int]] = []
-    for i in range(n):
-        if middle[i]:
-            end_refs += [(i, int(ends.axis_edges[i, 0])), (i, int(ends.axis_edges[i, 1]))]
-        elif i in plain:
-            end_refs.append((i, top_edge[i]))
-    lab = np.array([(looks[i].ink_lab if USE_INK else looks[i].end_lab)[e] for i, e in end_refs])
-    vision_lab = np.array([looks[i].end_lab[e] for i, e in end_refs])
-    x = _features(lab)
-    clusters = _initial_clusters(x, len(names))
-    centres = np.array([lab[clusters == k].mean(axis=0) for k in range(len(names))])
-    cluster_name = name_clusters(centres, names)
-    labels = np.array([names.index(cluster_name[c]) for c in clusters])
-    heads = [i for i in plain if head_like[i]]
-    tails = [i for i in plain if not head_like[i]]
+    heads = [i for i in plain if shape[i] > shape_cut]
+    tails = [i for i in plain if not shape[i] > shape_cut]
     if len(heads) != kinds[Kind.HEAD] or len(tails) != kinds[Kind.TAIL]:
         # the shape cut disagrees with the deck: take the deck's count, widest first
         ranked = sorted(plain, key=lambda i: -shape[i])
         heads, tails = ranked[:kinds[Kind.HEAD]], ranked[kinds[Kind.HEAD]:]
-    row_of = {ref: r for r, ref in enumerate(end_refs)}
-    for _ in range(4):
-        models = ColourModels.fit(names, x, labels)
-        ll = models.log_likelihood(x)
-        new = ll.argmax(axis=1)
-        for group in (heads, tails):
-            rows = [row_of[(i, top_edge[i])] for i in group]
-            if len(rows) == len(names):      # the deck's rule: one of each colour
-                new[rows] = assign_one_each(ll[rows])
-        for i in np.flatnonzero(middle):   # a middle's two ends are never one colour
-            r0, r1 = row_of[(i, int(ends.axis_edges[i, 0]))], row_of[(i, int(ends.axis_edges[i, 1]))]
-            if new[r0] == new[r1]:
-                alt0, alt1 = ll[r0].copy(), ll[r1].copy()
-                alt0[new[r1]] = alt1[new[r0]] = -np.inf
-                if ll[r1, new[r1]] + alt0.max() > ll[r0, new[r0]] + alt1.max():
-                    new[r0] = int(alt0.argmax())
-                else:
-                    new[r1] = int(alt1.argmax())
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    # the refinement may settle with two clusters' names crossed (it started from k-means clusters
-    # that mixed two colours): name the final clusters by hue again
-    present = [k for k in range(len(names)) if (labels == k).any()]
-    if len(present) == len(names):
-        final = np.array([lab[labels == k].mean(axis=0) for k in range(len(names))])
-        rename = np.array([names.index(n) for n in name_clusters(final, names)])
-        if not np.array_equal(rename, np.arange(len(names))):
-            labels = rename[labels]
-            models = ColourModels.fit(names, x, labels)
-            ll = models.log_likelihood(x)
-    labels, changed = _prefer_default_pairs(labels, ll, middle, ends, row_of, names, deck)
-    post = models.posterior(x)
-    colour_sure = post[np.arange(len(x)), labels]
-    for r in changed:
-        colour_sure[r] = min(colour_sure[r], 0.5)   # the deck's composition decided, not the colour
+
+    colours = end_colours(looks, ends, middle, plain, top_edge, heads, tails, deck)
+    names, row_of, labels, colour_sure = colours.names, colours.row_of, colours.labels, colours.sure
 
     # read each card off
     warnings: list[str] = []
@@ -465,16 +428,75 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
             "take the photo again in even light without glare")
     if diff:
         warnings.append("this deck differs from the default composition (" + diff + "); the profile records it")
+    models = colours.models
     model_dict = {
         name: {"mean": [float(models.means[k, 0] / L_WEIGHT), float(models.means[k, 1]), float(models.means[k, 2])],
                "cov": _lab_cov(models.covs[k]).tolist(), "ends": int((labels == k).sum())}
         for k, name in enumerate(names)}
     thresholds = {"edge_score": ends.cut, "edge_spread": ends.spread, "head_shape": float(shape_cut),
                   "rainbow_stripes": stripe_cut}
-    return DeckReading(out, model_dict, seen, warnings, thresholds, lab, [names[k] for k in labels], vision_lab)
+    return DeckReading(out, model_dict, seen, warnings, thresholds, colours.lab, [names[k] for k in labels],
+                       colours.vision_lab)
 
 
 MAX_PAIR_LOSS = 12.0   # nats: how much less likely a middle's colours may be made to fit the default deck
+
+def end_colours(looks: list[CardLook], ends: _Ends, middle: np.ndarray, plain: list[int],
+                top_edge: dict[int, int], heads: list[int], tails: list[int], deck: Deck) -> _EndColours:
+    """Every end of a middle and the end of each plain head and tail, named by colour:
+    clustered, the clusters named by hue, then refined under the deck's rules (one head and
+    one tail of each colour, a middle's two ends never one colour, its pairs the deck's)."""
+    names = tuple(deck.colours)
+    end_refs: list[tuple[int, int]] = []
+    for i in range(len(looks)):
+        if middle[i]:
+            end_refs += [(i, int(ends.axis_edges[i, 0])), (i, int(ends.axis_edges[i, 1]))]
+        elif i in plain:
+            end_refs.append((i, top_edge[i]))
+    lab = np.array([(looks[i].ink_lab if USE_INK else looks[i].end_lab)[e] for i, e in end_refs])
+    vision_lab = np.array([looks[i].end_lab[e] for i, e in end_refs])
+    x = _features(lab)
+    clusters = _initial_clusters(x, len(names))
+    centres = np.array([lab[clusters == k].mean(axis=0) for k in range(len(names))])
+    cluster_name = name_clusters(centres, names)
+    labels = np.array([names.index(cluster_name[c]) for c in clusters])
+    row_of = {ref: r for r, ref in enumerate(end_refs)}
+    for _ in range(4):
+        models = ColourModels.fit(names, x, labels)
+        ll = models.log_likelihood(x)
+        new = ll.argmax(axis=1)
+        for group in (heads, tails):
+            rows = [row_of[(i, top_edge[i])] for i in group]
+            if len(rows) == len(names):      # the deck's rule: one of each colour
+                new[rows] = assign_one_each(ll[rows])
+        for i in np.flatnonzero(middle):   # a middle's two ends are never one colour
+            r0, r1 = row_of[(i, int(ends.axis_edges[i, 0]))], row_of[(i, int(ends.axis_edges[i, 1]))]
+            if new[r0] == new[r1]:
+                alt0, alt1 = ll[r0].copy(), ll[r1].copy()
+                alt0[new[r1]] = alt1[new[r0]] = -np.inf
+                if ll[r1, new[r1]] + alt0.max() > ll[r0, new[r0]] + alt1.max():
+                    new[r0] = int(alt0.argmax())
+                else:
+                    new[r1] = int(alt1.argmax())
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    # the refinement may settle with two clusters' names crossed (it started from k-means clusters
+    # that mixed two colours): name the final clusters by hue again
+    present = [k for k in range(len(names)) if (labels == k).any()]
+    if len(present) == len(names):
+        final = np.array([lab[labels == k].mean(axis=0) for k in range(len(names))])
+        rename = np.array([names.index(n) for n in name_clusters(final, names)])
+        if not np.array_equal(rename, np.arange(len(names))):
+            labels = rename[labels]
+            models = ColourModels.fit(names, x, labels)
+            ll = models.log_likelihood(x)
+    labels, changed = _prefer_default_pairs(labels, ll, middle, ends, row_of, names, deck)
+    post = models.posterior(x)
+    colour_sure = post[np.arange(len(x)), labels]
+    for r in changed:
+        colour_sure[r] = min(colour_sure[r], 0.5)   # the deck's composition decided, not the colour
+    return _EndColours(names, row_of, labels, colour_sure, models, lab, vision_lab)
 
 
 def _prefer_default_pairs(labels, ll, middle, ends, row_of, names, deck: Deck):
