@@ -188,9 +188,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
                               [b.contour for b in regions.blobs if b.contrast_in is rows_in],
                               aspect_lo, aspect_hi)
-    last_resort = list(regions.last_resort)
-    pieces, unlike_pieces = cut_regions(regions.blobs, kept, alone, sizes, maps, aspect_lo, aspect_hi,
-                                        fans, last_resort)
+    pieces, unlike_pieces, searched = cut_regions(regions.blobs, kept, alone, sizes, maps, aspect_lo,
+                                                  aspect_hi, fans)
+    last_resort = regions.last_resort + searched
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)
     pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9] + maps.cores
@@ -320,10 +320,10 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
 
 
 def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | None, maps: SearchMaps,
-                aspect_lo: float, aspect_hi: float, fans: bool, last_resort: list) -> tuple[list, list]:
+                aspect_lo: float, aspect_hi: float, fans: bool) -> tuple[list, list, list]:
     """The cards cut from regions of several (`blobs`), given the cards found alone (`kept`,
-    `alone`) and their sizes: (pieces, pieces of the unlike-the-table map).  Fans' top cards
-    and regions to search are added to `last_resort`."""
+    `alone`) and their sizes: (pieces, pieces of the unlike-the-table map, last resorts: fans'
+    top cards and regions to search, only where nothing else is found)."""
     edges, paper_p, unlike_p = maps.edges, maps.paper_p, maps.unlike_p
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
@@ -338,7 +338,7 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
         blobs.sort(key=lambda b: (b.contrast_in is unlike_p, -min(cards_in[id(b)], 12.0)))
     # seams between touching cards are looked for in the lightness
     gradient = SeamGradient(maps.lab[..., 0])
-    pieces, unlike_pieces = [], []
+    pieces, unlike_pieces, last_resort = [], [], []
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT]
@@ -383,7 +383,7 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
         else:
             least = PAPER_PIECE_CONTRAST if contrast_in is paper_p else PIECE_CONTRAST
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
-    return pieces, unlike_pieces
+    return pieces, unlike_pieces, last_resort
 
 
 def _overlaps(quad: np.ndarray, found: list[tuple[np.ndarray, float]]) -> bool:
