@@ -36,7 +36,7 @@ from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 from companion.vision.features import paper_colour, warp_card
 from companion.vision.profile import ProfileError
-from companion.vision.recognise import alternatives
+from companion.vision.recognise import ALTERNATIVE_SHARE, alternatives
 
 from .label import ColourModels
 from .measure import measure_cards
@@ -225,7 +225,10 @@ class ProfileAdapter:
     def _one_each(self, kind: Kind, group: list) -> None:
         """The deck holds each head (and tail) colour as often as its composition says, once by
         default: two heads read as one colour cannot both be right, so the frame's heads are
-        named together, the likeliest naming in which no colour is used more often than that."""
+        named together, the likeliest naming in which no colour is used more often than that.
+        A head that naming gives a colour the camera found unlikely (under `ALTERNATIVE_SHARE`
+        of its likeliest) keeps its likeliest: the camera may really see a card from another
+        deck, which the referee flags (`within_the_deck` spares such readings too)."""
         if len(group) < 2 or len({r.colours[0] for r, _, _ in group}) == len(group):
             return
         slots = [k for k, c in enumerate(self.colours)
@@ -236,7 +239,8 @@ class ProfileAdapter:
         rows, cols = linear_sum_assignment(-np.log(np.maximum(post[:, slots], 1e-9)))
         for i, j in zip(rows, cols):
             r, p, kind_p = group[i]
-            self._name_single(r, slots[j], p, kind_p)
+            if p[slots[j]] >= ALTERNATIVE_SHARE * p.max():
+                self._name_single(r, slots[j], p, kind_p)
 
     def _name_single(self, r, k: int, post: np.ndarray, kind_p: float) -> None:
         """Name a head or tail's end colour `k`, of the colour posterior `post`."""

@@ -356,6 +356,32 @@ def test_two_heads_of_one_colour_are_named_apart():
     assert torn[0].alternatives == ((("red",), pytest.approx(0.55)),)
 
 
+def test_a_second_head_clearly_of_one_colour_keeps_it():
+    """Two heads clearly purple are two purple heads (one from another deck, which the referee
+    flags as more copies than the deck holds), not a purple head and a red one named so at
+    the camera's odds of nothing."""
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.game.cards import Kind
+    from companion.vision.recognise import CardReading
+
+    colours = DECK.colours
+    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    outline = CardOutline(order_corners(np.array([[0, 0], [40, 0], [40, 60], [0, 60]], float)))
+    purple = colours.index("purple")
+
+    def head(post):
+        r = CardReading(outline, "head", [colours[int(np.argmax(post))]], [[20.0, 0.0]], 1.0, {}, (0,))
+        adapter._name_single(r, int(np.argmax(post)), np.array(post), 1.0)
+        return (r, np.array(post), 1.0)
+
+    clear = [0.0] * 6
+    clear[purple], clear[colours.index("red")] = 0.998, 0.002
+    first, second = head(clear), head(clear)
+    adapter._one_each(Kind.HEAD, [first, second])
+    assert [g[0].colours for g in (first, second)] == [["purple"], ["purple"]]
+    assert second[0].confidence == pytest.approx(0.998)
+
+
 def test_a_middle_s_other_pairs_are_ranked_among_those_the_deck_holds():
     from companion.calibrate.adapt import ProfileAdapter
 
