@@ -331,24 +331,32 @@ def test_kind_offsets_move_the_kind_model_as_fitted():
     assert np.allclose(p[:, 1], 0.5) and np.allclose(p[:, 0], 0.25)
 
 
+def _plain_adapter():
+    from companion.calibrate.adapt import ProfileAdapter
+    return ProfileAdapter(DECK.colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+
+
+def _head_read(adapter, post):
+    """A head named its likeliest colour of the colour posterior `post`, as `adapt` leaves it
+    for `_one_each`: (reading, posterior, kind probability)."""
+    from companion.vision.recognise import CardReading
+
+    outline = CardOutline(order_corners(np.array([[0, 0], [40, 0], [40, 60], [0, 60]], float)))
+    post = np.array(post)
+    r = CardReading(outline, "head", [], [[20.0, 0.0]], 1.0, {}, (0,))
+    adapter._name_single(r, int(np.argmax(post)), post, 1.0)
+    return (r, post, 1.0)
+
+
 def test_two_heads_of_one_colour_are_named_apart():
     """The deck holds one head of each colour: when two heads of a frame read as the same colour,
     the one less sure of it takes its next likeliest colour that no other head holds."""
-    from companion.calibrate.adapt import ProfileAdapter
     from companion.game.cards import Kind
-    from companion.vision.recognise import CardReading
 
-    colours = DECK.colours
-    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
-    outline = CardOutline(order_corners(np.array([[0, 0], [40, 0], [40, 60], [0, 60]], float)))
-
-    def head(post):
-        r = CardReading(outline, "head", [colours[int(np.argmax(post))]], [[20.0, 0.0]], 1.0, {}, (0,))
-        return (r, np.array(post), 1.0)
-
-    sure = head([0.9, 0.06, 0.01, 0.01, 0.01, 0.01])      # red, surely
-    torn = head([0.55, 0.4, 0.02, 0.01, 0.01, 0.01])      # red or orange
-    alone = head([0.01, 0.01, 0.01, 0.01, 0.95, 0.01])    # blue
+    adapter = _plain_adapter()
+    sure = _head_read(adapter, [0.9, 0.06, 0.01, 0.01, 0.01, 0.01])      # red, surely
+    torn = _head_read(adapter, [0.55, 0.4, 0.02, 0.01, 0.01, 0.01])      # red or orange
+    alone = _head_read(adapter, [0.01, 0.01, 0.01, 0.01, 0.95, 0.01])    # blue
     adapter._one_each(Kind.HEAD, [sure, torn, alone])
     assert [g[0].colours for g in (sure, torn, alone)] == [["red"], ["orange"], ["blue"]]
     assert torn[0].confidence == pytest.approx(0.4)
@@ -360,33 +368,20 @@ def test_a_second_head_clearly_of_one_colour_keeps_it():
     """Two heads clearly purple are two purple heads (one from another deck, which the referee
     flags as more copies than the deck holds), not a purple head and a red one named so at
     the camera's odds of nothing."""
-    from companion.calibrate.adapt import ProfileAdapter
     from companion.game.cards import Kind
-    from companion.vision.recognise import CardReading
 
-    colours = DECK.colours
-    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
-    outline = CardOutline(order_corners(np.array([[0, 0], [40, 0], [40, 60], [0, 60]], float)))
-    purple = colours.index("purple")
-
-    def head(post):
-        r = CardReading(outline, "head", [colours[int(np.argmax(post))]], [[20.0, 0.0]], 1.0, {}, (0,))
-        adapter._name_single(r, int(np.argmax(post)), np.array(post), 1.0)
-        return (r, np.array(post), 1.0)
-
+    adapter = _plain_adapter()
     clear = [0.0] * 6
-    clear[purple], clear[colours.index("red")] = 0.998, 0.002
-    first, second = head(clear), head(clear)
+    clear[DECK.colours.index("purple")], clear[DECK.colours.index("red")] = 0.998, 0.002
+    first, second = _head_read(adapter, clear), _head_read(adapter, clear)
     adapter._one_each(Kind.HEAD, [first, second])
     assert [g[0].colours for g in (first, second)] == [["purple"], ["purple"]]
     assert second[0].confidence == pytest.approx(0.998)
 
 
 def test_a_middle_s_other_pairs_are_ranked_among_those_the_deck_holds():
-    from companion.calibrate.adapt import ProfileAdapter
-
     colours = DECK.colours
-    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    adapter = _plain_adapter()
     adapter.pairs = {frozenset(("red", "orange")), frozenset(("red", "blue"))}
     ll = np.log(np.array([[0.6, 0.3, 0.02, 0.02, 0.04, 0.02], [0.1, 0.5, 0.1, 0.1, 0.1, 0.1]]))
     odds = adapter._pair_odds(ll)
@@ -401,10 +396,8 @@ def test_a_middle_s_other_pairs_are_ranked_among_those_the_deck_holds():
 def test_a_middle_whose_ends_look_alike_is_no_sure_middle_of_the_deck():
     """No middle has one colour at both ends: two green-looking ends (a body guessed between
     two snakes, say) are no pair of the deck, however the deck's pairs rank among themselves."""
-    from companion.calibrate.adapt import ProfileAdapter
-
     colours = DECK.colours
-    adapter = ProfileAdapter(colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
+    adapter = _plain_adapter()
     green = np.log(np.array([0.01, 0.01, 0.08, 0.88, 0.01, 0.01]))
     yellow = np.log(np.array([0.01, 0.05, 0.9, 0.02, 0.01, 0.01]))
     assert max(adapter._pair_odds(np.array([green, green])).values()) < 0.1
