@@ -439,8 +439,6 @@ def label_deck(looks: list[CardLook], deck: Deck) -> DeckReading:
                        colours.vision_lab)
 
 
-MAX_PAIR_LOSS = 12.0   # nats: how much less likely a middle's colours may be made to fit the default deck
-
 def end_colours(looks: list[CardLook], ends: _Ends, middle: np.ndarray, plain: list[int],
                 top_edge: dict[int, int], heads: list[int], tails: list[int], deck: Deck) -> _EndColours:
     """Every end of a middle and the end of each plain head and tail, named by colour:
@@ -497,6 +495,9 @@ def end_colours(looks: list[CardLook], ends: _Ends, middle: np.ndarray, plain: l
     for r in changed:
         colour_sure[r] = min(colour_sure[r], 0.5)   # the deck's composition decided, not the colour
     return _EndColours(names, row_of, labels, colour_sure, models, lab, vision_lab)
+
+
+MAX_PAIR_LOSS = 12.0   # nats: how much less likely a middle's colours may be made to fit the default deck
 
 
 def _prefer_default_pairs(labels, ll, middle, ends, row_of, names, deck: Deck):
