@@ -18,8 +18,10 @@
   (`measure.reflectance_lab`: each pixel divided by the card's own paper, so
   the lamp's colour and the card's shading cancel), those Gaussians first moved
   to how this frame shows the inks (`in_this_frame`); a middle's two colours are
-  chosen together among the pairs the deck holds, and the heads (tails) of one
-  frame are named together, no colour more often than the deck holds it.
+  chosen together among the pairs the deck holds; each end's posterior is left
+  in the reading's `colour_probs` (in the recogniser's colour order), so that
+  the analyser's `within_the_deck` weighs what this reader believed when it
+  renames a copy too many.
 
 `adapt(image, readings)` alone (no recogniser) names end colours by the
 profile's models only.
@@ -30,13 +32,12 @@ from itertools import permutations
 
 import cv2
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 from companion.vision.features import paper_colour, warp_card
 from companion.vision.profile import ProfileError
-from companion.vision.recognise import ALTERNATIVE_SHARE, alternatives
+from companion.vision.recognise import alternatives
 
 from .label import ColourModels
 from .measure import measure_cards
@@ -194,12 +195,19 @@ class ProfileAdapter:
         coloured = [n for n, r in enumerate(faces) if r.kind in ("head", "tail", "middle")]
         frame = self.in_this_frame(np.concatenate([inks[n] for n in coloured] + [np.zeros((0, 3))]),
                                    np.concatenate([priors[n] for n in coloured] + [np.zeros((0, len(self.colours)))]))
-        singles: dict[str, list] = {"head": [], "tail": []}
+        # each end's posterior is handed on over the recogniser's colours (a colour the profile
+        # has no model of: never), which the analyser's `within_the_deck` reads
+        names = [str(c) for c in recogniser.colours] if recogniser is not None else list(self.colours)
+        order = np.array([self.colours.index(c) if c in self.colours else 0 for c in names])
+        known = np.array([c in self.colours for c in names], float)
         for n, (r, lk) in enumerate(zip(faces, looks)):
             kind_p = self._kind(r, lk, biased)
             edges = list(r.edge_order)
-            if r.kind in ("head", "tail", "middle"):
-                ll = frame.log_likelihood(inks[n]) + priors[n] if edges else None
+            if r.kind in ("head", "tail", "middle") and edges:
+                ll = frame.log_likelihood(inks[n]) + priors[n]
+                post = np.exp(ll - ll.max(axis=1, keepdims=True))
+                post /= post.sum(axis=1, keepdims=True)
+                r.colour_probs = tuple(p[order] * known for p in post)
             if r.kind == "middle" and len(edges) == 2:
                 odds = self._pair_odds(ll)
                 best = max(odds, key=odds.get, default=(int(ll[0].argmax()), int(ll[1].argmax())))
@@ -209,45 +217,15 @@ class ProfileAdapter:
                 r.alternatives = alternatives(
                     r.colours, {(self.colours[a], self.colours[b]): p for (a, b), p in odds.items()}, sure)
             elif r.kind in ("head", "tail") and len(edges) == 1:
-                ll = ll[0]
-                post = np.exp(ll - ll.max())
-                post /= post.sum()
-                self._name_single(r, int(post.argmax()), post, kind_p)
-                singles[r.kind].append((r, post, kind_p))
+                sure = float(kind_p * post[0].max())
+                r.colours = [self.colours[int(post[0].argmax())]]
+                r.confidence = round(sure, 4)
+                r.alternatives = alternatives(r.colours, {(c,): float(p) for c, p in zip(self.colours, post[0])}, sure)
             else:
                 r.colours = []
                 r.confidence = round(float(kind_p), 4)
                 r.alternatives = ()
-        for kind, group in singles.items():
-            self._one_each(Kind(kind), group)
         return readings
-
-    def _one_each(self, kind: Kind, group: list) -> None:
-        """The deck holds each head (and tail) colour as often as its composition says, once by
-        default: two heads read as one colour cannot both be right, so the frame's heads are
-        named together, the likeliest naming in which no colour is used more often than that.
-        A head that naming gives a colour the camera found unlikely (under `ALTERNATIVE_SHARE`
-        of its likeliest) keeps its likeliest: the camera may really see a card from another
-        deck, which the referee flags (`within_the_deck` spares such readings too)."""
-        if len(group) < 2 or len({r.colours[0] for r, _, _ in group}) == len(group):
-            return
-        slots = [k for k, c in enumerate(self.colours)
-                 for _ in range(self.deck.count(Card(kind, (c,))) if self.deck is not None else 1)]
-        if len(slots) < len(group):
-            return      # more of them than the deck holds: something else is wrong, leave the reading
-        post = np.array([p for _, p, _ in group])
-        rows, cols = linear_sum_assignment(-np.log(np.maximum(post[:, slots], 1e-9)))
-        for i, j in zip(rows, cols):
-            r, p, kind_p = group[i]
-            if p[slots[j]] >= ALTERNATIVE_SHARE * p.max():
-                self._name_single(r, slots[j], p, kind_p)
-
-    def _name_single(self, r, k: int, post: np.ndarray, kind_p: float) -> None:
-        """Name a head or tail's end colour `k`, of the colour posterior `post`."""
-        sure = float(kind_p * post[k])
-        r.colours = [self.colours[k]]
-        r.confidence = round(sure, 4)
-        r.alternatives = alternatives(r.colours, {(c,): float(p) for c, p in zip(self.colours, post)}, sure)
 
     def _model_colours(self, recogniser, image, faces) -> list[np.ndarray]:
         """The trained colour model's probabilities, (4, colours) per card, in the profile's colour order."""

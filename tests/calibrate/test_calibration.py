@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -336,47 +337,47 @@ def _plain_adapter():
     return ProfileAdapter(DECK.colours, np.zeros((6, 3)), np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None)
 
 
-def _head_read(adapter, post):
-    """A head named its likeliest colour of the colour posterior `post`, as `adapt` leaves it
-    for `_one_each`: (reading, posterior, kind probability)."""
+def _heads_read(inks, monkeypatch):
+    """Heads whose one end shows the ink `inks[i]`, named by an adapter whose colour models sit
+    one apart on a line (red at 0, orange at 1, ...), then counted against the deck as the
+    analyser does."""
+    from companion.calibrate import adapt as adapt_module
+    from companion.vision.deck_counts import within_the_deck
     from companion.vision.recognise import CardReading
 
+    means = np.array([[3.0 * k, 0.0, 0.0] for k in range(6)])
+    adapter = adapt_module.ProfileAdapter(DECK.colours, means, np.tile(np.eye(3) * 0.1, (6, 1, 1)), DECK, {}, None)
+    adapter.models = adapt_module.ColourModels(DECK.colours, means, np.tile(np.eye(3), (6, 1, 1)))
+    looks = [SimpleNamespace(ink_lab=np.array([[x, 0.0, 0.0]] * 4)) for x in inks]
+    monkeypatch.setattr(adapt_module, "measure_cards", lambda image, outlines: looks[:len(outlines)])
     outline = CardOutline(order_corners(np.array([[0, 0], [40, 0], [40, 60], [0, 60]], float)))
-    post = np.array(post)
-    r = CardReading(outline, "head", [], [[20.0, 0.0]], 1.0, {}, (0,))
-    adapter._name_single(r, int(np.argmax(post)), post, 1.0)
-    return (r, post, 1.0)
+    readings = [CardReading(outline, "head", ["red"], [[20.0, 0.0]], 1.0, {}, (0,)) for _ in inks]
+    # a trained colour model of no opinion, naming the colours in its own order (as the real one does)
+    order = sorted(DECK.colours)
+    flat = SimpleNamespace(predict_proba=lambda x: np.full((len(x), 6), 1 / 6))
+    adapter.adapt(np.full((60, 40, 3), 200, np.uint8), readings, SimpleNamespace(colours=order, colour=flat))
+    return within_the_deck(readings, DECK, order)
 
 
-def test_two_heads_of_one_colour_are_named_apart():
+def test_two_heads_of_one_colour_are_named_apart(monkeypatch):
     """The deck holds one head of each colour: when two heads of a frame read as the same colour,
-    the one less sure of it takes its next likeliest colour that no other head holds."""
-    from companion.game.cards import Kind
-
-    adapter = _plain_adapter()
-    sure = _head_read(adapter, [0.9, 0.06, 0.01, 0.01, 0.01, 0.01])      # red, surely
-    torn = _head_read(adapter, [0.55, 0.4, 0.02, 0.01, 0.01, 0.01])      # red or orange
-    alone = _head_read(adapter, [0.01, 0.01, 0.01, 0.01, 0.95, 0.01])    # blue
-    adapter._one_each(Kind.HEAD, [sure, torn, alone])
-    assert [g[0].colours for g in (sure, torn, alone)] == [["red"], ["orange"], ["blue"]]
-    assert torn[0].confidence == pytest.approx(0.4)
-    # what it was read as first is ranked next, for the tracker to weigh
-    assert torn[0].alternatives == ((("red",), pytest.approx(0.55)),)
+    the one less sure of it takes its next likeliest colour that no other head holds, by what
+    the calibrated reader believed of it."""
+    # red, surely; between red and orange, nearer red; blue
+    sure, torn, alone = _heads_read([0.0, 1.3, 12.0], monkeypatch)
+    assert [r.colours for r in (sure, torn, alone)] == [["red"], ["orange"], ["blue"]]
+    assert 0.05 < torn.confidence < 0.5
+    # red is no longer the likelier: the frame's red head is the sure one
+    assert ("red",) not in [a[0] for a in torn.alternatives]
 
 
-def test_a_second_head_clearly_of_one_colour_keeps_it():
+def test_a_second_head_clearly_of_one_colour_keeps_it(monkeypatch):
     """Two heads clearly purple are two purple heads (one from another deck, which the referee
-    flags as more copies than the deck holds), not a purple head and a red one named so at
+    flags as more copies than the deck holds), not a purple head and another named so at
     the camera's odds of nothing."""
-    from companion.game.cards import Kind
-
-    adapter = _plain_adapter()
-    clear = [0.0] * 6
-    clear[DECK.colours.index("purple")], clear[DECK.colours.index("red")] = 0.998, 0.002
-    first, second = _head_read(adapter, clear), _head_read(adapter, clear)
-    adapter._one_each(Kind.HEAD, [first, second])
-    assert [g[0].colours for g in (first, second)] == [["purple"], ["purple"]]
-    assert second[0].confidence == pytest.approx(0.998)
+    first, second = _heads_read([15.0, 15.2], monkeypatch)
+    assert [r.colours for r in (first, second)] == [["purple"], ["purple"]]
+    assert second.confidence > 0.9
 
 
 def test_a_middle_s_other_pairs_are_ranked_among_those_the_deck_holds():
