@@ -13,11 +13,12 @@
   of this deck: the typical faces of the positive-evidence check are moved by
   as much as the calibration photo's faces lay from them.  An object that is no
   card of this deck stays only if the frame as photographed shows it as a card too;
-- end colours (`adapt`): log p(trained colour model) + the log-likelihood
-  under the profile's per-colour Gaussians of ink reflectance
-  (`measure.reflectance_lab`: each pixel divided by the card's own paper, so
-  the lamp's colour and the card's shading cancel), those Gaussians first moved
-  to how this frame shows the inks (`in_this_frame`); a middle's two colours are
+- end colours (`adapt`): log p(trained colour model) (weighed down under a
+  lamp beyond every trained light) + the log-likelihood under the profile's
+  per-colour Gaussians of ink reflectance (`measure.reflectance_lab`: each
+  pixel divided by the card's own paper, so the lamp's colour and the card's
+  shading cancel), those Gaussians first moved to how this frame shows the inks
+  (`in_this_frame`, once per frame: `frame_reader`); a middle's two colours are
   chosen together among the pairs the deck holds; each end's posterior is left
   in the reading's `colour_probs` (in the recogniser's colour order), so that
   the analyser's `within_the_deck` weighs what this reader believed when it
@@ -40,13 +41,23 @@ from companion.vision.profile import ProfileError
 from companion.vision.recognise import alternatives
 
 from .label import ColourModels
-from .measure import measure_cards
+from .measure import REFLECTANCE_PAPER, measure_cards
 
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 SCENE_VARIANCE = 9.0      # Lab units^2 added to every colour model: play light is not calibration light
 FIT_ENDS = 8              # fewer face ends than this in a frame: the profile's colour models stand as they are
 FIT_ROUNDS = 3
 CHROMA_SCALE = (0.5, 1.25)   # how far a frame may wash out (or deepen) every ink of the photo
+# a frame's stray light (`in_this_frame`): each channel's share (B, G, R) of the way from an
+# ink's reflectance to the paper's, searched on this grid, a priori within VEIL_SD of none;
+# with fewer face ends than VEIL_ENDS, the profile's colour models stand as they are
+VEIL_GRID = (np.linspace(-0.2, 0.6, 17), np.linspace(-0.2, 0.4, 7), np.linspace(-0.2, 0.4, 7))
+VEIL_SD = 0.2
+VEIL_ENDS = 3
+# how much the trained colour model's belief counts beside the profile's: it never saw this
+# deck or this light (development tables under the held-out lamp: colour errors 51 at full
+# weight, 45 at half, 49 at 0.3)
+MODEL_WEIGHT = 0.5
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
 MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
 STRONG_CAST = 2.5         # largest / smallest paper gain beyond every trained light (with the paper's tint)
@@ -121,11 +132,23 @@ class ProfileAdapter:
         lights it was trained under, and on games lit by them a balanced frame did no better)."""
         return self.balance(image, []) if self.strong_cast else image
 
-    def recognise(self, image: np.ndarray, outlines: list, recogniser, seen: np.ndarray | None = None) -> list:
+    def frame_reader(self, image: np.ndarray, outlines: list, recogniser):
+        """How every stage of the analyser reads outlines in this frame: the frame balanced once,
+        on the finder's `outlines`; and under a lamp beyond every trained light, its inks' models
+        fitted once, on the first read's ends (a stage reading a card or two alone would read
+        them under the photo's models, whose inks such a frame's stray light has moved far;
+        under a trained light, on development games, the frame's models cost moves there)."""
+        seen = self.balance(image, outlines)
+        fitted: list | None = [] if self.strong_cast else None
+        return lambda image, outlines: self.recognise(image, outlines, recogniser, seen, fitted)
+
+    def recognise(self, image: np.ndarray, outlines: list, recogniser, seen: np.ndarray | None = None,
+                  fitted: list | None = None) -> list:
         """The recogniser's readings of `outlines`, made with what the calibration learned:
         kinds from the white-balanced frame with this deck's kind offsets applied before the
         recogniser's face/unknown thresholds, then colours and kinds re-decided by `adapt`.
-        `seen`: the frame already balanced for the whole of it; else it is balanced on `outlines`."""
+        `seen`: the frame already balanced for the whole of it; else it is balanced on `outlines`.
+        `fitted`: the frame's colour models once fitted (`adapt`)."""
         seen = self.balance(image, outlines) if seen is None else seen
         readings = self._biased(recogniser).recognise(seen, outlines)
         unknown = [r.outline for r in readings if r.kind == "unknown"]
@@ -134,7 +157,7 @@ class ProfileAdapter:
             # card of this deck is reported only when the frame as photographed shows it as a card too
             kept = {id(r.outline) for r in recogniser.recognise(image, unknown)}
             readings = [r for r in readings if r.kind != "unknown" or id(r.outline) in kept]
-        return self.adapt(image, readings, recogniser, biased=True)
+        return self.adapt(image, readings, recogniser, biased=True, fitted=fitted)
 
     def _biased(self, recogniser):
         if not self.kind_bias and self.typicality_shift is None:
@@ -154,22 +177,66 @@ class ProfileAdapter:
     def in_this_frame(self, ink: np.ndarray, prior: np.ndarray | None = None) -> ColourModels:
         """The profile's colour models as this frame shows the inks of its ends `ink` (n, 3).
 
-        Play is not the calibration photo: glare, the camera's compression and outlines
-        found a pixel or two off wash every ink out by about the same share (on rendered
-        games, ends' chroma at 70-90% of the photo's, spread over 5-13 Lab units against
-        the photo's 3), and models that tight are sure of a wrong colour.  Named by the
-        models themselves (with `prior`, (n, colours) log-probabilities from elsewhere,
-        added), the ends give one chroma scale and one lightness shift for the whole deck
-        (one lamp and one camera), then their spread about the moved models: how sure a
-        naming in this frame can be.
+        Play is not the calibration photo.  Stray light (glare, a second lamp, the sensor's
+        own floor) adds to ink and paper alike, so each channel of an ink's reflectance
+        moves towards the paper's by its own share: under a lamp that starves one channel
+        (a sodium lamp's blue) that channel's share is large, and every ink turns bluer,
+        an orange as red as the photo's red.  Under such a lamp (`strong_cast`) the three
+        shares are the frame's: the ones under which the frame's ends are likeliest (each
+        end any colour, with `prior`, (n, colours) log-probabilities from elsewhere),
+        searched on a grid and refined; then the ends' spread about the moved models: how
+        sure a naming in this frame can be.  Under a light the models were trained under,
+        the inks wash out alike (`_washed_out`): on development games there, the three
+        shares cost moves.
         """
+        if not (self.reflectance and self.strong_cast):
+            return self._washed_out(ink, prior)
+        if len(ink) < VEIL_ENDS:
+            return self.models
+        prior = 0.0 if prior is None else prior
+        covs = self.covs + np.eye(3)[None] * SCENE_VARIANCE
+        veil = self._likeliest_veil(ink, prior, covs)
+        seen, base = lab_to_bgr(ink), lab_to_bgr(self.means)
+        room = REFLECTANCE_PAPER_BGR - base
+        for _ in range(FIT_ROUNDS):
+            # each channel's share, by least squares over the ends as each is likely each colour
+            post = _posterior(ColourModels(self.colours, self._veiled(veil), covs), ink, prior)
+            num = np.einsum("nk,nkc->c", post, (seen[:, None, :] - base[None]) * room[None])
+            den = np.einsum("nk,kc->c", post, room ** 2)
+            veil = np.clip(num / np.maximum(den, 1e-9), VEIL_GRID[0][0], VEIL_GRID[0][-1])
+        means = self._veiled(veil)
+        post = _posterior(ColourModels(self.colours, means, covs), ink, prior)
+        spread = float((post * ((ink[:, None] - means[None]) ** 2).sum(axis=2)).sum() / (3 * post.sum()))
+        return ColourModels(self.colours, means, self.covs + np.eye(3)[None] * max(SCENE_VARIANCE, spread))
+
+    def _veiled(self, veil: np.ndarray) -> np.ndarray:
+        """The profile's ink means with each channel moved `veil` (..., 3) of its way to the paper's."""
+        base = lab_to_bgr(self.means)
+        return bgr_to_lab(base + np.asarray(veil)[..., None, :] * (REFLECTANCE_PAPER_BGR - base))
+
+    def _likeliest_veil(self, ink: np.ndarray, prior, covs: np.ndarray) -> np.ndarray:
+        """The point of VEIL_GRID under which the ends `ink` are likeliest, each any colour."""
+        grid = np.stack(np.meshgrid(*VEIL_GRID, indexing="ij"), axis=-1).reshape(-1, 3)
+        means = self._veiled(grid)                                       # (grid, colours, 3)
+        inv, logdet = np.linalg.inv(covs), np.linalg.slogdet(covs)[1]
+        # (x - m)' A (x - m) expanded, so that the grid costs one product of ends by means
+        aim = np.einsum("kij,gkj->gki", inv, means)
+        cross = (ink @ aim.reshape(-1, 3).T).reshape(len(ink), *aim.shape[:2]).transpose(1, 0, 2)
+        z = -0.5 * (np.einsum("ni,kij,nj->nk", ink, inv, ink)[None] - 2 * cross
+                    + np.einsum("gki,gki->gk", means, aim)[:, None] + logdet) + prior
+        top = z.max(axis=2)
+        fit = (top + np.log(np.exp(z - top[..., None]).sum(axis=2))).sum(axis=1)
+        return grid[int(np.argmax(fit - 0.5 * ((grid / VEIL_SD) ** 2).sum(axis=1)))]
+
+    def _washed_out(self, ink: np.ndarray, prior: np.ndarray | None) -> ColourModels:
+        """`in_this_frame` under a light the models were trained under (or for a profile measured
+        before reflectance, in balanced Lab): one chroma scale and one lightness shift for the
+        whole deck."""
         if len(ink) < FIT_ENDS:
             return self.models
         base, models = self.means, self.models
         for _ in range(FIT_ROUNDS):
-            z = models.log_likelihood(ink) + (0.0 if prior is None else prior)
-            post = np.exp(z - z.max(axis=1, keepdims=True))
-            post /= post.sum(axis=1, keepdims=True)
+            post = _posterior(models, ink, 0.0 if prior is None else prior)
             shift = float((post * (ink[:, None, 0] - base[None, :, 0])).sum() / post.sum())
             chroma = float((post * (base[:, 1:] ** 2).sum(axis=1)[None]).sum())
             scale = float((post * (ink[:, 1:] @ base[:, 1:].T)).sum()) / max(chroma, 1e-9)
@@ -179,10 +246,13 @@ class ProfileAdapter:
                                   self.covs + np.eye(3)[None] * max(SCENE_VARIANCE, spread))
         return models
 
-    def adapt(self, image: np.ndarray, readings: list, recogniser=None, biased: bool = False) -> list:
+    def adapt(self, image: np.ndarray, readings: list, recogniser=None, biased: bool = False,
+              fitted: list | None = None) -> list:
         """Re-decide kinds and colours in place; with the `recogniser`, its colour beliefs are
-        combined with the profile's (each end: log p_model + log p_profile).
-        `biased`: the readings' kind probabilities already carry this deck's kind offsets."""
+        combined with the profile's (each end: log p_profile + MODEL_WEIGHT log p_model).
+        `biased`: the readings' kind probabilities already carry this deck's kind offsets.
+        `fitted`: empty, the colour models fitted to this read's ends are put in it; else its
+        models are this frame's."""
         faces = [r for r in readings if r.kind in ONE_END or r.kind == "middle"]
         if not faces:
             return readings
@@ -191,10 +261,16 @@ class ProfileAdapter:
         priors = [np.zeros((len(r.edge_order), len(self.colours))) for r in faces]
         if recogniser is not None:
             model = self._model_colours(recogniser, image, faces)
-            priors = [np.log(np.maximum(m[list(r.edge_order)], 1e-4)) for r, m in zip(faces, model)]
+            weight = MODEL_WEIGHT if self.strong_cast else 1.0
+            priors = [weight * np.log(np.maximum(m[list(r.edge_order)], 1e-4)) for r, m in zip(faces, model)]
         coloured = [n for n, r in enumerate(faces) if r.kind in ("head", "tail", "middle")]
-        frame = self.in_this_frame(np.concatenate([inks[n] for n in coloured] + [np.zeros((0, 3))]),
-                                   np.concatenate([priors[n] for n in coloured] + [np.zeros((0, len(self.colours)))]))
+        if fitted:
+            frame = fitted[0]
+        else:
+            frame = self.in_this_frame(np.concatenate([inks[n] for n in coloured] + [np.zeros((0, 3))]),
+                                       np.concatenate([priors[n] for n in coloured] + [np.zeros((0, len(self.colours)))]))
+            if fitted is not None:
+                fitted.append(frame)
         # each end's posterior is handed on over the recogniser's colours (a colour the profile
         # has no model of: never), which the analyser's `within_the_deck` reads
         names = [str(c) for c in recogniser.colours] if recogniser is not None else list(self.colours)
@@ -349,3 +425,23 @@ def calibrated_analyzer(profile, models_dir=None):
     from companion.vision.analyze import Analyzer
 
     return Analyzer(profile, models_dir)
+
+
+def _posterior(models: ColourModels, ink: np.ndarray, prior) -> np.ndarray:
+    z = models.log_likelihood(ink) + prior
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def lab_to_bgr(lab: np.ndarray) -> np.ndarray:
+    """(..., 3) Lab (OpenCV's float scale) to BGR on the scale of 0 to 1."""
+    lab = np.asarray(lab, np.float32)
+    return cv2.cvtColor(lab.reshape(-1, 1, 3), cv2.COLOR_Lab2BGR).reshape(lab.shape).astype(np.float64)
+
+
+def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
+    bgr = np.asarray(bgr, np.float32)
+    return cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(bgr.shape).astype(np.float64)
+
+
+REFLECTANCE_PAPER_BGR = lab_to_bgr(REFLECTANCE_PAPER)

@@ -108,8 +108,7 @@ class Analyzer:
         where their paper is lost would balance the frame on the table)."""
         if self.adapter is None:
             return self.recogniser.recognise
-        seen = self.adapter.balance(image, outlines)
-        return lambda image, outlines: self.adapter.recognise(image, outlines, self.recogniser, seen)
+        return self.adapter.frame_reader(image, outlines, self.recogniser)
 
     def analyze(self, image: np.ndarray, path: str | None = None,
                 size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None,

@@ -318,6 +318,32 @@ def test_a_frame_is_read_under_one_white_balance_whatever_else_is_read_with_a_ca
     assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser)) != among_all
 
 
+def test_a_card_read_alone_in_a_frame_is_read_under_the_frame_s_colour_models(calibrated):
+    """The analyser's later stages read a card or two at a time (a guess beyond a snake's end):
+    too few ends to fit the frame's colour models by, so they read under the models fitted to
+    the frame's first, whole read."""
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.vision.profile import profile_from_dict
+    from companion.vision.recognise import Recogniser
+
+    scene, cal = calibrated[HELD_OUT_STYLE]
+    adapter = ProfileAdapter.from_profile(profile_from_dict(cal.profile))
+    recogniser = Recogniser.load()
+    outlines = [CardOutline(order_corners(np.array(t["corners"]))) for t in scene.truth["cards"]
+                if t["kind"] == "middle"]
+    def belief(reading):
+        return np.log(np.maximum(np.array(reading.colour_probs), 1e-300))
+
+    read = adapter.frame_reader(scene.image, outlines, recogniser)
+    first = read(scene.image, outlines)[0]
+    (alone,) = read(scene.image, [first.outline])
+    assert alone.colours == first.colours
+    assert np.allclose(belief(alone), belief(first))
+    # a reader of its own has two ends to fit by, too few: the photo's models believe otherwise
+    (own,) = adapter.frame_reader(scene.image, outlines, recogniser)(scene.image, [first.outline])
+    assert not np.allclose(belief(own), belief(first))
+
+
 def test_kind_offsets_move_the_kind_model_as_fitted():
     from companion.calibrate.adapt import BiasedKinds
 
@@ -433,6 +459,44 @@ def test_a_frame_that_washes_every_ink_out_moves_the_deck_s_colour_models_to_it(
     assert p.argmax() == red and 0.6 < p[red] < 0.97
     # too few ends to measure a frame by: the models as photographed
     assert adapter.in_this_frame(ink[:FIT_ENDS - 1]) is adapter.models
+
+
+def _veiled(inks: np.ndarray, veil) -> np.ndarray:
+    """Reflectance Lab of `inks` with stray light lifting each channel (B, G, R) by `veil` of
+    its way to the paper's."""
+    from companion.calibrate.adapt import REFLECTANCE_PAPER_BGR, bgr_to_lab, lab_to_bgr
+
+    base = lab_to_bgr(inks)
+    return bgr_to_lab(base + np.asarray(veil) * (REFLECTANCE_PAPER_BGR - base))
+
+
+# the inks of a deck photographed under a sodium lamp (reflectance Lab): red and orange apart in b only
+SODIUM_INKS = np.array([[48.0, 73.0, 38.0], [49.0, 69.0, 56.0], [81.0, -5.0, 77.0],
+                        [61.0, -59.0, 55.0], [46.0, 22.0, -66.0], [38.0, 63.0, -58.0]])
+
+
+def test_stray_light_in_one_channel_moves_the_deck_s_colour_models_to_it():
+    """Under a lamp that starves blue, light from elsewhere lifts every ink's blue towards the
+    paper's: an orange looks as red as the photo's red.  The frame's ends say by how much."""
+    from companion.calibrate.adapt import ProfileAdapter
+
+    # (the photo's paper needed its blue multiplied by 5: beyond every light the models know)
+    adapter = ProfileAdapter(DECK.colours, SODIUM_INKS, np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None,
+                             reflectance=True, gains_bgr=np.array([5.0, 0.8, 0.65]))
+    assert adapter.strong_cast
+    truth = np.repeat(np.arange(6), 4)
+    veiled = _veiled(SODIUM_INKS, (0.3, 0.05, 0.0))
+    ink = veiled[truth] + np.random.default_rng(5).normal(0, 2, (len(truth), 3))
+    # the photo's models misname this frame's inks ...
+    assert (adapter.models.posterior(ink).argmax(axis=1) != truth).any()
+    frame = adapter.in_this_frame(ink)
+    # ... the frame's name every one
+    assert frame.means == pytest.approx(veiled, abs=3)
+    assert (frame.posterior(ink).argmax(axis=1) == truth).all()
+    # a handful of ends is enough to go by, one or two are not
+    few = [DECK.colours.index(c) for c in ("orange", "red", "yellow", "blue")]
+    assert (adapter.in_this_frame(veiled[few]).posterior(veiled[few]).argmax(axis=1) == few).all()
+    assert adapter.in_this_frame(veiled[few[:2]]) is adapter.models
 
 
 def test_a_profile_of_grey_inks_still_gives_a_frame_finite_colour_models():
