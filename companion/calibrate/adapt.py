@@ -54,9 +54,9 @@ CHROMA_SCALE = (0.5, 1.25)   # how far a frame may wash out (or deepen) every in
 VEIL_GRID = (np.linspace(-0.2, 0.6, 17), np.linspace(-0.2, 0.4, 7), np.linspace(-0.2, 0.4, 7))
 VEIL_SD = 0.2
 VEIL_ENDS = 3
-# how much the trained colour model's belief counts beside the profile's: it never saw this
-# deck or this light (development tables under the held-out lamp: colour errors 51 at full
-# weight, 45 at half, 49 at 0.3)
+# under a lamp beyond every trained light, how much the trained colour model's belief counts
+# beside the profile's: it never saw such a light (development tables under the held-out lamp:
+# colour errors 51 at full weight, 45 at half, 49 at 0.3)
 MODEL_WEIGHT = 0.5
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
 MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
