@@ -320,8 +320,8 @@ def test_a_frame_is_read_under_one_white_balance_whatever_else_is_read_with_a_ca
 
 def test_a_card_read_alone_in_a_frame_is_read_under_the_frame_s_colour_models(calibrated):
     """The analyser's later stages read a card or two at a time (a guess beyond a snake's end):
-    too few ends to fit the frame's colour models by, so they read under the models fitted to
-    the frame's first, whole read."""
+    too few ends to fit the frame's colour models by.  Under a lamp beyond every trained light
+    (the held-out one), they read under the models fitted to the frame's first, whole read."""
     from companion.calibrate.adapt import ProfileAdapter
     from companion.vision.profile import profile_from_dict
     from companion.vision.recognise import Recogniser
@@ -331,6 +331,7 @@ def test_a_card_read_alone_in_a_frame_is_read_under_the_frame_s_colour_models(ca
     recogniser = Recogniser.load()
     outlines = [CardOutline(order_corners(np.array(t["corners"]))) for t in scene.truth["cards"]
                 if t["kind"] == "middle"]
+
     def belief(reading):
         return np.log(np.maximum(np.array(reading.colour_probs), 1e-300))
 
@@ -497,6 +498,12 @@ def test_stray_light_in_one_channel_moves_the_deck_s_colour_models_to_it():
     few = [DECK.colours.index(c) for c in ("orange", "red", "yellow", "blue")]
     assert (adapter.in_this_frame(veiled[few]).posterior(veiled[few]).argmax(axis=1) == few).all()
     assert adapter.in_this_frame(veiled[few[:2]]) is adapter.models
+    # under a light the models were trained under, one chroma scale for every ink, which cannot
+    # follow one channel alone
+    trained = ProfileAdapter(DECK.colours, SODIUM_INKS, np.tile(np.eye(3), (6, 1, 1)), DECK, {}, None,
+                             reflectance=True)
+    assert not trained.strong_cast
+    assert (trained.in_this_frame(ink).posterior(ink).argmax(axis=1) != truth).any()
 
 
 def test_a_profile_of_grey_inks_still_gives_a_frame_finite_colour_models():
