@@ -281,8 +281,7 @@ class ProfileAdapter:
             edges = list(r.edge_order)
             if r.kind in ("head", "tail", "middle") and edges:
                 ll = frame.log_likelihood(inks[n]) + priors[n]
-                post = np.exp(ll - ll.max(axis=1, keepdims=True))
-                post /= post.sum(axis=1, keepdims=True)
+                post = _softmax(ll)
                 r.colour_probs = tuple(p[order] * known for p in post)
             if r.kind == "middle" and len(edges) == 2:
                 odds = self._pair_odds(ll)
@@ -428,7 +427,10 @@ def calibrated_analyzer(profile, models_dir=None):
 
 
 def _posterior(models: ColourModels, ink: np.ndarray, prior) -> np.ndarray:
-    z = models.log_likelihood(ink) + prior
+    return _softmax(models.log_likelihood(ink) + prior)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
     p = np.exp(z - z.max(axis=1, keepdims=True))
     return p / p.sum(axis=1, keepdims=True)
 
