@@ -23,12 +23,18 @@ from .find import REGION_SCORE, find_cards
 from .hue_groups import colours_by_hue_groups
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
+from .quads import straight_sides
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
                         distinct_middle_colours)
 from .refit import doubted_faces_refitted, faces_read_apart, pairs_read_apart, refit_oversized_faces
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
+# The finder trusts a guessed outline this much at most: a piece cut from a row, a card-sized
+# rectangle on a side of a region (`split`), a fit to a blurred map's blob (`find.ROUNDED_TRUST`).
+# Such an outline read as no face must show this many of its sides on straight edges (`without_blobs`).
+GUESSED_SCORE = 0.5
+STRAIGHT_SIDES = 3
 
 
 class Analyzer:
@@ -75,6 +81,8 @@ class Analyzer:
         readings = extend_snakes(image, readings, recognise, self.deck)
         # a face read as `unknown` for an outline off its card: read again about it
         readings = doubted_faces_refitted(image, readings, recognise)
+        # what no face's evidence vouches for is a card only by its shape
+        readings = without_blobs(image, readings)
         readings = distinct_middle_colours(readings, self.recogniser.colours)
         # an end split between two colours: the one this picture's sure ends of them say (a
         # calibrated deck's colours are the profile's, measured under this very light)
@@ -169,6 +177,21 @@ def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardRe
     cells = cloth_cells(gray, [readings[i].outline.corners for i in plain])
     dropped = {i for i, cell in zip(plain, cells) if cell}
     return [r for i, r in enumerate(readings) if i not in dropped]
+
+
+def without_blobs(image: np.ndarray, readings: list[CardReading]) -> list[CardReading]:
+    """The readings less each `unknown` or `back` whose outline the finder only guessed
+    (`GUESSED_SCORE`) and whose sides do not lie on straight edges of the picture
+    (`quads.straight_sides`).
+
+    A face of the deck proves itself by its art; what the recogniser calls `unknown` (or a
+    plain back) is a card only by its shape.  An outline fitted to a region's own sides says
+    so, but a guessed one (a piece cut from a row, a card-sized rectangle on a side of a
+    region, a fit to a blurred map's blob) fits anything: a face, a stool's round seat, a
+    drawer front.  A card's sides are straight wherever it lies; one may lie against a
+    neighbour or under a hand, so three of the four must show (`STRAIGHT_SIDES`)."""
+    return [r for r in readings if not (r.kind in ("unknown", "back") and r.outline.score <= GUESSED_SCORE
+                                        and straight_sides(image, r.outline.corners) < STRAIGHT_SIDES)]
 
 
 def table_cards(readings: list[CardReading]) -> list[TableCard]:

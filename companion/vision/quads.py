@@ -13,6 +13,10 @@ import cv2
 import numpy as np
 
 CLEAR_STEP = 14.0   # Lab units: a colour step across an outline that noise and print do not make
+STRAIGHT_STEP = 6.0     # grey levels per pixel across a side: the least edge a card's cut side makes
+STRAIGHT_ALIGNED = 0.85  # ... its gradient this nearly square to the side
+STRAIGHT_SHARE = 0.5    # ... along this share of the side at least, for the side to lie on a straight edge
+STRAIGHT_LONG_SIDE = 1024  # px: the picture is looked at this large at most (sizes below are at this scale)
 
 
 def fit_quad(contour: np.ndarray, refine: bool = True, hull: np.ndarray | None = None) -> np.ndarray | None:
@@ -284,3 +288,53 @@ def apparent_aspect(quad: np.ndarray) -> float:
         e.append(math.sqrt(dx * dx + dy * dy))
     a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
     return float(max(a, b) / max(min(a, b), 1e-6))
+
+
+def straight_sides(image: np.ndarray, quad: np.ndarray, along: int = 24) -> int:
+    """How many of the quad's sides lie on a straight edge of the picture along at least
+    `STRAIGHT_SHARE` of their length.
+
+    Every card's sides are straight lines in the picture, wherever it lies.  A quadrilateral
+    fitted to a blob (a face, a stool's round seat, a pool of light) meets the picture's
+    edges only here and there, and where it does they wander across the side: a side counts
+    only where an edge square to it lies within a band about the one offset most of its
+    edges share.
+    """
+    h, w = image.shape[:2]
+    s = min(1.0, STRAIGHT_LONG_SIDE / max(h, w))
+    q = np.asarray(quad, np.float64) * s
+    sides = np.roll(q, -1, axis=0) - q
+    lengths = np.hypot(sides[:, 0], sides[:, 1])
+    if lengths.min() < 4:
+        return 0
+    reach = max(2.0, 0.06 * float(min(lengths)))
+    # the picture around the quad only, at the scale looked at
+    x0, y0 = np.maximum(np.floor(q.min(axis=0) - reach - 3).astype(int), 0)
+    x1, y1 = np.ceil(q.max(axis=0) + reach + 3).astype(int)
+    full = (slice(int(y0 / s), int(min(h, (y1 + 1) / s))), slice(int(x0 / s), int(min(w, (x1 + 1) / s))))
+    crop = image[full]
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    if s < 1.0:
+        gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    gray = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8
+    q = q - (full[1].start * s, full[0].start * s)
+    offsets = np.linspace(-reach, reach, int(2 * reach) + 1)
+    t = np.linspace(0.1, 0.9, along)
+    count = 0
+    for a, d, length in zip(q, sides, lengths):
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        pts = a + t[:, None, None] * d + offsets[None, :, None] * n        # (along, offsets, 2)
+        x = np.clip(np.round(pts[..., 0]).astype(int), 0, gray.shape[1] - 1)
+        y = np.clip(np.round(pts[..., 1]).astype(int), 0, gray.shape[0] - 1)
+        across = np.abs(gx[y, x] * n[0] + gy[y, x] * n[1])
+        edge = (across >= STRAIGHT_STEP) & (across >= STRAIGHT_ALIGNED * np.hypot(gx[y, x], gy[y, x]))
+        hit = edge.any(axis=1)
+        if hit.sum() >= 3:
+            where = offsets[np.argmax(np.where(edge, across, -1.0), axis=1)]
+            band = np.abs(offsets - np.median(where[hit])) <= max(1.0, 0.3 * reach)
+            hit = (edge & band[None, :]).any(axis=1)
+        count += bool(hit.mean() >= STRAIGHT_SHARE)
+    return count

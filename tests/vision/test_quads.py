@@ -50,3 +50,51 @@ def test_a_hull_given_by_the_caller_changes_nothing():
     assert np.array_equal(fit_quad(c, hull=hull), q)
     assert quad_shape_score(q, c, cv2.contourArea(c), 1.0, 1.6, cv2.contourArea(hull)) == \
         quad_shape_score(q, c, cv2.contourArea(c), 1.0, 1.6) > 0.8
+
+
+def _table_with(draw, shape=(480, 640), seed=0):
+    """A grey table with sensor noise, something drawn on it (`draw(img)` in place)."""
+    rng = np.random.default_rng(seed)
+    img = np.full(shape + (3,), (95, 110, 125), np.uint8)
+    draw(img)
+    noise = rng.normal(0, 4, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+CARD = ((320, 240), (120, 180), 20)    # a card's rotated rectangle: centre, size, degrees
+
+
+def test_a_card_s_sides_lie_on_straight_edges_and_a_quad_off_it_s_do_not():
+    from companion.vision.quads import straight_sides
+    corners = cv2.boxPoints(CARD)
+    img = _table_with(lambda im: cv2.fillConvexPoly(im, np.int32(corners), (225, 230, 235)))
+    assert straight_sides(img, corners) == 4
+    # slid along and turned off the card, two of its sides cross the card's instead of lying on them
+    (cx, cy), size, angle = CARD
+    assert straight_sides(img, cv2.boxPoints(((cx + 40, cy), size, angle + 12))) < 3
+
+
+def test_a_quad_fitted_to_a_round_blob_has_no_straight_sides():
+    from companion.vision.quads import straight_sides
+    img = _table_with(lambda im: cv2.ellipse(im, ((320, 240), (150, 190), 20), (40, 60, 170), -1))
+    fitted = cv2.boxPoints(cv2.minAreaRect(cv2.ellipse2Poly((320, 240), (75, 95), 20, 0, 360, 5)))
+    assert straight_sides(img, fitted) <= 1
+
+
+def test_straight_sides_are_judged_alike_at_any_picture_size():
+    from companion.vision.quads import straight_sides
+    corners = cv2.boxPoints(CARD)
+    img = _table_with(lambda im: cv2.fillConvexPoly(im, np.int32(corners), (225, 230, 235)))
+    big = cv2.resize(img, None, fx=4, fy=4, interpolation=cv2.INTER_LINEAR)   # a 4K picture of it
+    assert straight_sides(big, 4 * corners) == straight_sides(img, corners) == 4
+
+
+def test_a_side_against_a_neighbour_of_the_same_paper_still_leaves_three():
+    from companion.vision.quads import straight_sides
+    (cx, cy), (w, h), angle = CARD
+    corners = cv2.boxPoints(CARD)
+    turn = np.deg2rad(angle)
+    below = (cx - h * np.sin(turn), cy + h * np.cos(turn))   # the next card end to end, no seam
+    img = _table_with(lambda im: [cv2.fillConvexPoly(im, np.int32(c), (225, 230, 235)) for c in
+                                  (corners, cv2.boxPoints((below, (w, h), angle)))], shape=(720, 640))
+    assert straight_sides(img, corners) == 3
