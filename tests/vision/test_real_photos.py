@@ -33,8 +33,8 @@ def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
 
 # Known gaps, measured in the closing report: trained on renders only, the models still
 # reject many real playing cards as `none` (not a card), and the finder misses real cards
-# that touch or stand out little from the table; two rooms show 'cards' (a framed picture,
-# a panel of sky between a bridge's girders).  The photos each test fails on with the
+# that touch or stand out little from the table; two rooms show 'cards' (a framed picture;
+# a panel of sky between a bridge's girders and a traffic cone).  The photos each test fails on with the
 # committed models are listed: every other photo must pass, and one of these passing (after
 # `companion train`) is news to write down here.  (014's five cards used to count as found:
 # two guessed rectangles of bare cloth stood in for the king it misses.)
