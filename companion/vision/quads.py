@@ -302,24 +302,23 @@ def straight_sides(image: np.ndarray, quad: np.ndarray, along: int = 24) -> int:
     """
     h, w = image.shape[:2]
     s = min(1.0, STRAIGHT_LONG_SIDE / max(h, w))
-    q = np.asarray(quad, np.float64) * s
-    sides = np.roll(q, -1, axis=0) - q
+    quad = np.asarray(quad, np.float64)
+    sides = (np.roll(quad, -1, axis=0) - quad) * s
     lengths = np.hypot(sides[:, 0], sides[:, 1])
     if lengths.min() < 4:
         return 0
-    reach = max(2.0, 0.06 * float(min(lengths)))
-    # the picture around the quad only, at the scale looked at
-    x0, y0 = np.maximum(np.floor(q.min(axis=0) - reach - 3).astype(int), 0)
-    x1, y1 = np.ceil(q.max(axis=0) + reach + 3).astype(int)
-    full = (slice(int(y0 / s), int(min(h, (y1 + 1) / s))), slice(int(x0 / s), int(min(w, (x1 + 1) / s))))
-    crop = image[full]
+    reach = max(2.0, 0.06 * float(lengths.min()))
+    # the picture around the quad only, looked at `s` times its size
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0) - (reach + 3) / s).astype(int), 0)
+    x1, y1 = np.ceil(quad.max(axis=0) + (reach + 3) / s).astype(int) + 1
+    crop = image[y0:y1, x0:x1]
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     if s < 1.0:
         gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     gray = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8
-    q = q - (full[1].start * s, full[0].start * s)
+    q = (quad - (x0, y0)) * s
     offsets = np.linspace(-reach, reach, int(2 * reach) + 1)
     t = np.linspace(0.1, 0.9, along)
     count = 0
