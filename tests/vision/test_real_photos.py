@@ -34,10 +34,10 @@ def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
 # Known gaps, measured in the closing report: trained on renders only, the models still
 # reject many real playing cards as `none` (not a card), and the finder misses real cards
 # that touch or stand out little from the table; two rooms show 'cards' (a framed picture;
-# a panel of sky between a bridge's girders and a traffic cone).  The photos each test fails on with the
-# committed models are listed: every other photo must pass, and one of these passing (after
-# `companion train`) is news to write down here.  (014's five cards used to count as found:
-# two guessed rectangles of bare cloth stood in for the king it misses.)
+# a panel of sky between a bridge's girders and a traffic cone).  The photos each test fails
+# on with the committed models are listed: every other photo must pass, and one of these
+# passing (after `companion train`) is news to write down here.  (014's five cards used to
+# count as found: two guessed rectangles of bare cloth stood in for the king it misses.)
 CARDS_MISSED = {"cards/002.jpg", "cards/004.jpg", "cards/005.jpg", "cards/009.jpg", "cards/013.jpg",
                 "cards/014.jpg", "cards/017.jpg", "cards/018.jpg"}
 ROOMS_WITH_FALSE_CARDS = {"negatives/003.jpg", "negatives/004.jpg"}

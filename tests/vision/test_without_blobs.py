@@ -7,16 +7,18 @@ from companion.vision.analyze import GUESSED_SCORE, without_blobs
 from companion.vision.outline import CardOutline, order_corners
 from companion.vision.recognise import CardReading
 
+from .test_quads import _table_with
+
 
 def _room():
     """A noisy grey wall with a card on it (left) and a round blob, a face or a stool's seat (right)."""
-    rng = np.random.default_rng(3)
-    img = np.full((480, 720, 3), (95, 110, 125), np.uint8)
     card = order_corners(cv2.boxPoints(((200, 240), (120, 180), 15)))
-    cv2.fillConvexPoly(img, np.int32(card), (225, 230, 235))
-    cv2.ellipse(img, ((520, 240), (150, 190), -10), (70, 110, 190), -1)
     blob = order_corners(cv2.boxPoints(cv2.minAreaRect(cv2.ellipse2Poly((520, 240), (75, 95), -10, 0, 360, 5))))
-    return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8), card, blob
+
+    def draw(img):
+        cv2.fillConvexPoly(img, np.int32(card), (225, 230, 235))
+        cv2.ellipse(img, ((520, 240), (150, 190), -10), (70, 110, 190), -1)
+    return _table_with(draw, shape=(480, 720), seed=3), card, blob
 
 
 def _reading(corners, kind, score):
