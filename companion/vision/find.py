@@ -21,7 +21,7 @@ import numpy as np
 
 from .maps import CardMap, candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
 from .outline import CardOutline, order_corners, polygon_iou
-from .paper import CORE_DEPTH, PaperModel, paper_maps, pixel_features, searched_size
+from .paper import CORE_DEPTH, PaperModel, paper_maps, pixel_features, searched_size, sides_on_map
 from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
@@ -231,7 +231,7 @@ def search_maps(small: np.ndarray, min_side: float, aspect_lo: float, aspect_hi:
         p = searched_size(card, lab.shape)
         paper_p = p[..., None]
         masks += [(m, paper_p) for m in paper_maps(p, whole)]
-        cores = [(q, s) for q, s in core_cards(card, core, gray, aspect_lo, aspect_hi)
+        cores = [(q, s) for q, s in core_cards(card, core, gray, aspect_lo, aspect_hi, p)
                  if _shortest_side(q) >= min_side * 0.9 and paper_step(p, q) >= CORE_PAPER_STEP]
     # What differs from the empty table is read as the learnt map is (both say "how likely
     # not table"), but only where the picture alone shows no card: the picture's own
@@ -404,12 +404,14 @@ def _paper_card(gray: np.ndarray, rect, fill: float, aspect_lo: float,
 
 
 def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: float,
-               aspect_hi: float) -> list[tuple[np.ndarray, float]]:
-    """(quad, score) of a card around each core of the learnt map (coarse, P 0-1).
+               aspect_hi: float, p: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """(quad, score) of a card around each core of the learnt map (coarse, P 0-1; `p`, its
+    P(card) at the searched size, 0-255).
 
     A core is a card less a band a fifth of its width wide (`paper.CORE_DEPTH`
-    of its half-width): its least rectangle grown by that band is the card,
-    whose sides are then moved onto the picture's own edges nearby.  Where
+    of its half-width): its least rectangle grown by that band is about the
+    card, whose sides are moved onto where P(card) falls (`paper.sides_on_map`)
+    and then onto the picture's own edges nearby.  Where
     cards touch in a row, the map may not fall below one half between their
     cores, and one region holds several: it is looked at again at the higher
     levels (`CORE_LEVELS`), where the dips between the cards part it.
@@ -431,9 +433,10 @@ def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: 
     def grown(rect, pad: float = 0.0) -> np.ndarray | None:
         centre, (w, h), angle, fill = rect
         w, h = w + pad, h + pad
+        if fill < CORE_FILL:
+            return None
         grow = bands * min(w, h)
-        return _snapped_rect(gray, (centre, (w + grow, h + grow), angle), aspect_lo, aspect_hi) \
-            if fill >= CORE_FILL else None
+        return _snapped_rect(gray, sides_on_map(p, (centre, (w + grow, h + grow), angle)), aspect_lo, aspect_hi)
 
     def cards_in(region: np.ndarray, level: int) -> None:
         rect = rect_of(region)

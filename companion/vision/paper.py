@@ -42,6 +42,11 @@ PAPER_STEP = 100                   # P(card) x 255 falls by this much across a c
 TABLE, RIM, CORE = 0, 1, 2         # the classes: a card is its rim and its core
 CORE_DEPTH = 0.4                   # a core pixel lies this share of the card's half-width inside it
 PREDICT_ROWS = 1 << 16             # pixels per pass through a network: its layers' memory stays small
+FIT_INWARD = 0.3                   # a side of a card grown from its core moves this many card widths in ...
+FIT_OUTWARD = 0.2                  # ... or this many out at most, onto where P(card) falls most steeply
+FIT_ACROSS = 0.6                   # ... measured across this middle share of the side (a coarse map's corners are round)
+FIT_LEAST_FALL = 4                 # P(card) x 255 per px: a side where the map falls more gently stays put
+FIT_MOST_SQUEEZE = 1.2             # a fit changing the card's proportions by more keeps the card as it was
 SEAM_SIZE = 5                      # searched px: lines up to about this wide (a seam, a gap between cards)
 FEATURE_NAMES = (
     "L", "a", "b", "L_even", "rarity", "local", "table_distance",
@@ -212,6 +217,53 @@ class PaperModel:
 def searched_size(p: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """A coarse map of probabilities as 0-255 at `shape` (the searched copy's)."""
     return cv2.resize(255.0 * p, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.uint8)
+
+
+def sides_on_map(p: np.ndarray, rect):
+    """A rotated rectangle (`cv2.minAreaRect`'s form) with each side moved onto the line where
+    `p` (P(card), 0-255) falls most steeply nearby: from outside in, the table meets the card.
+
+    A card grown from its core by the core's depth is only as right as the core's width, and
+    the core is cut where P(core) passes one half, which the map's blur shifts with the
+    cloth: on dotted and striped cloths cards so grown were a third too large.  The card map's
+    own fall is where the paper ends.  A side that meets no clear fall (a neighbour's paper
+    beyond it, a hand over it) stays where it was.  Where the paper is lost in a pale table,
+    the map falls at the snake's body across the card but at its ends along it: a fit that
+    so changes the card's proportions (`FIT_MOST_SQUEEZE`) is no fit to the paper."""
+    (cx, cy), (w, h), angle = rect
+    short = min(w, h)
+    inward, outward = FIT_INWARD * short, FIT_OUTWARD * short
+    a = np.deg2rad(angle)
+    along_w, along_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    # the picture about the card, turned so that the card's sides run along its rows and columns
+    size = (int(np.ceil(w + 2 * outward)) + 2, int(np.ceil(h + 2 * outward)) + 2)
+    u0, v0 = size[0] / 2.0, size[1] / 2.0
+    to_picture = np.array([[along_w[0], along_h[0], cx - u0 * along_w[0] - v0 * along_h[0]],
+                           [along_w[1], along_h[1], cy - u0 * along_w[1] - v0 * along_h[1]]])
+    upright = cv2.warpAffine(p, to_picture, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                             borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    across_h, across_w = FIT_ACROSS * h / 2, FIT_ACROSS * w / 2
+    along_u = upright[int(v0 - across_h):int(v0 + across_h) + 1].mean(axis=0)
+    along_v = upright[:, int(u0 - across_w):int(u0 + across_w) + 1].mean(axis=1)
+
+    def side(rise: np.ndarray, at: float, sign: int) -> float:
+        """Where the profile's slope (`rise`, per px) is steepest towards the card near `at`;
+        `sign` +1 for a side the card lies after, -1 for one it lies before."""
+        lo, hi = (at - outward, at + inward) if sign > 0 else (at - inward, at + outward)
+        lo, hi = max(0, int(round(lo))), min(len(rise) - 1, int(round(hi)))
+        if hi <= lo:
+            return at
+        k = lo + int(np.argmax(sign * rise[lo:hi + 1]))
+        return k + 0.5 if sign * rise[k] >= FIT_LEAST_FALL else at
+
+    rise_u, rise_v = np.diff(along_u), np.diff(along_v)
+    u1, u2 = side(rise_u, u0 - w / 2, 1), side(rise_u, u0 + w / 2, -1)
+    v1, v2 = side(rise_v, v0 - h / 2, 1), side(rise_v, v0 + h / 2, -1)
+    if not 1 / FIT_MOST_SQUEEZE <= ((u2 - u1) / (v2 - v1)) / (w / h) <= FIT_MOST_SQUEEZE:
+        return rect
+    du, dv = (u1 + u2) / 2 - u0, (v1 + v2) / 2 - v0
+    return ((cx + du * along_w[0] + dv * along_h[0], cy + du * along_w[1] + dv * along_h[1]),
+            (u2 - u1, v2 - v1), angle)
 
 
 def _card_and_core(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
