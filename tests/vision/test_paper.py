@@ -162,6 +162,33 @@ def test_a_missing_model_file_means_no_map(tmp_path):
 
 
 @pytest.mark.slow
+def test_on_patterned_cloths_cards_grown_from_cores_are_the_size_of_their_cards(paper, pattern_scenes,
+                                                                                monkeypatch):
+    """The core is cut where the map's blur puts it, wider than the card's core on a
+    patterned cloth; with its sides fitted to the card map, the card is about its own size."""
+    import companion.vision.find as find
+    from companion.vision.find import search_maps, searched_copy
+
+    def area(q):
+        return abs(cv2.contourArea(np.float32(q)))
+
+    def median_area_ratio():
+        ratios = []
+        for scene in pattern_scenes:
+            small, scale = searched_copy(scene.image)
+            cores = [q for q, _ in search_maps(small, MIN_SHORT_SIDE * scale, 1.0, 1.6, paper, scale,
+                                               None, None).cores]
+            truth = [np.array(c["corners"]) * scale for c in scene.truth["cards"]]
+            ratios += [area(cores[k]) / area(truth[t]) for t, k in match_quads(truth, cores, 0.5).items()]
+        assert len(ratios) >= 40
+        return float(np.median(ratios))
+
+    assert 0.9 <= median_area_ratio() <= 1.15
+    monkeypatch.setattr(find, "sides_on_map", lambda p, rect: rect)
+    assert median_area_ratio() > 1.15
+
+
+@pytest.mark.slow
 def test_the_map_marks_card_paper_and_not_the_cloth(paper, pattern_scenes):
     marked = {"inside": [], "far": []}
     for scene in pattern_scenes:
