@@ -111,10 +111,10 @@ def test_on_a_rendered_table_the_fans_top_card_is_found(monkeypatch, development
 
 def test_on_a_rendered_table_a_fan_read_as_no_card_still_gives_its_top_card(monkeypatch, development_table):
     # (a fit across this fan reads as no card at all: its top card is found only in it)
-    assert _top_found(development_table, "hard", 7)
+    assert _top_found(development_table, "hard", 37)
     monkeypatch.setattr(analyze, "top_cards_of_fans",
                         lambda image, readings, *unread: top_cards_of_fans(image, readings))
-    assert not _top_found(development_table, "hard", 7)
+    assert not _top_found(development_table, "hard", 37)
 
 
 def test_on_a_rendered_table_a_fan_no_cut_parts_is_searched_for_its_top_card(monkeypatch, development_table):

@@ -77,7 +77,7 @@ def test_a_card_found_reaching_out_of_the_doubted_outline_is_not_taken_for_it():
 
 def test_on_a_rendered_table_a_doubted_middle_is_read_again(monkeypatch, analyzer, development_table):
     from companion.bench.metrics import score_table
-    scene, image, covered = development_table(11, "hard", 6)
+    scene, image, covered = development_table(7, "hard", 40)
     assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
     # (reading cards on their bodies, a later stage, finds that middle too: it is left out)
     monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck, picture=None: readings)
@@ -337,7 +337,7 @@ def test_only_unknowns_named_faces_are_read_again_and_never_onto_another_card():
 
 def test_on_a_rendered_table_a_tail_read_as_unknown_is_read_again(monkeypatch, analyzer, development_table):
     from companion.bench.metrics import score_table
-    scene, image, covered = development_table(11, "hard", 21)
+    scene, image, covered = development_table(7, "hard", 34)
     doubted = "kind tail read as unknown"
     assert doubted not in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
     monkeypatch.setattr(analyze, "doubted_faces_refitted", lambda image, readings, recognise: readings)
