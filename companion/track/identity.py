@@ -421,8 +421,9 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
     names, in order, inside the chains seen now: a run of the same cards in the
     same order is that chain moved, however far (a card cannot leave the table
     and an identical one arrive in the same turn).  A lone card only takes a
-    card nobody else claimed; a longer run outweighs positions.  No (track, seen card)
-    pair in `never` is made (`_may_be`).
+    card nobody else claimed; a longer run outweighs positions, but only with more of its
+    cards read as they are than the places found.  No (track, seen card) pair in `never` is
+    made (`_may_be`).
     """
     by_track = {t.id: t for t in tracks}
     centre_of_seen = {c.index: c.centre for c in reading.cards}
@@ -433,6 +434,11 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
     # that reads like part of it: that one is looked for elsewhere)
     whole = {seen_of[t]: len(chain) for chain in chains if all(t in seen_of for t in chain)
              and _contiguous([seen_of[t] for t in chain], reading) for t in chain}
+
+    def read_alike(chain: list[int], ids: list[int | None]) -> int:
+        return sum(i is not None and code_of_seen[i] == by_track[t].identity
+                   for t, i in zip(chain, ids))
+
     for chain in sorted(chains, key=len, reverse=True):
         if any(t not in by_track for t in chain):
             continue
@@ -445,7 +451,10 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
                          and whole.get(i, 0) < len(chain),
                          slips=len(chain) // RUN_CARDS_PER_SLIP,
                          misreads=len(chain) // RUN_CARDS_PER_MISREAD, never=never)
-        if best is None:
+        # (nor does a run with fewer cards read as they are outweigh the places: a chain
+        # found where it lay but for one card the reader merged with its neighbour fits,
+        # one card along, a run with the rest read as misreadings)
+        if best is None or read_alike(chain, best) <= read_alike(chain, [seen_of.get(t) for t in chain]):
             continue
         for t, i in zip(chain, best):
             if i in track_of:

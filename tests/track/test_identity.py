@@ -122,6 +122,23 @@ def test_a_short_snake_partly_missed_does_not_take_its_look_alikes_from_a_snake_
     assert pairs == {20 + k: k for k in range(5)} | {30: 10}
 
 
+def test_a_snake_lying_still_with_two_cards_read_as_one_keeps_its_cards_where_they_lie():
+    # two neighbours of a long snake are read as one card between them; the rest read as
+    # they are where they lie, and two cards were just laid at its end.  One card along, the
+    # snake reads like a run with three cards misread: the places, read right, win
+    codes = ["T-purple", "M-orange-purple", "M-orange-blue", "M-green-blue", "M-orange-green",
+             "M-red-orange", "M-red-yellow", "M-red-yellow", "M-red-purple"]
+    tracks = [track(k, code, 100 + 58 * k, 300) for k, code in enumerate(codes)]
+    cards = tuple(seen(20 + k, codes[k], 100 + 58 * k, 301) for k in (0, 1, 2, 3, 4, 7, 8)) + (
+        seen(25, "M-orange-yellow", 100 + 58 * 5.5, 301, confidence=0.6),
+        seen(29, "M-green-purple", 100 + 58 * 9, 301), seen(30, "M-yellow-green", 100 + 58 * 10, 301))
+    reading = Reading(cards, ((20, 21, 22, 23, 24, 25, 27, 28, 29, 30),))
+    pairs = match_sightings(tracks, reading, DECK, [list(range(9))])
+    assert {i: t for i, t in pairs.items() if i != 25} == \
+        {20 + k: k for k in (0, 1, 2, 3, 4, 7, 8)}
+    assert pairs.get(25) in (None, 5, 6)
+
+
 def test_a_card_first_seen_in_a_still_window_where_a_known_card_was_seen_is_that_card():
     # readings of one still table (seen id -> track): known card 1 at (100, 100) is seen in the
     # second picture, and new track 7 on its place in the first; 2 lies elsewhere
