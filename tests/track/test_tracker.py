@@ -884,6 +884,36 @@ def test_links_read_that_make_no_chains_leave_the_settled_links_standing():
     assert summary(p.moves()) == summary(expected(GAME[:5])["moves"])
 
 
+def test_a_tail_read_beside_a_second_card_in_fewer_readings_keeps_its_surer_link():
+    # T-yellow is laid at the end of a snake; two of the three readings also link it to the
+    # lone M-red-orange (a card matched to the wrong sighting).  A tail has one connecting
+    # end: the link every reading saw is the one, and the move an ordinary extension
+    tables = [[["M-blue-green", "M-green-yellow"]],
+              [["M-blue-green", "M-green-yellow"], ["M-red-orange"]],
+              [["M-blue-green", "M-green-yellow", "T-yellow"], ["M-red-orange"]]]
+
+    def spurious(data, call):
+        if call in (8, 9):
+            data["snakes"] = [{"cards": [0, 1, 2, 3], "complete": False}]
+        return data
+    analyzer = FakeAnalyzer(fault=spurious)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in tables])
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+    assert sorted(map(len, tracker.table)) == [1, 3]
+
+
+def test_a_tail_every_reading_sees_against_a_linked_head_is_the_foul_it_looks_like():
+    # a head has one connecting end, but a link every reading sees is not dropped for it
+    tables = [[["H-yellow"]], [["H-yellow", "M-yellow-purple"]],
+              [["T-yellow", "H-yellow", "M-yellow-purple"]]]
+    tracker, p = run(tables)
+    want = expected(tables)["moves"]
+    assert want[-1]["code"] == "head_tail_adjacent"
+    assert summary(p.moves()) == summary(want)
+
+
 def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own_turn():
     # M-green-yellow is missed in every reading of the table where it is laid; laying the next
     # card against it nudges the snake a couple of pixels (no push to measure; a quarter of
