@@ -130,6 +130,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         self._waiting: dict[int, int] = {}          # new cards of a change left unjudged -> the
                                                     # frame of the picture that first showed them
         self._waiting_links: set = set()            # ... and the links read to them then
+        self._waiting_votes: dict = {}              # ... and every reading's votes on those
+        self._link_votes: dict = {}                 # link -> (readings showing it, seeing both)
         self._waiting_unseen: dict[int, int] = {}   # ... and those the last reading missed
         self._waited_window: _Window | None = None  # ... and the window read then
         self._looks: Counter = Counter()            # settled tables each card was found in
@@ -368,9 +370,15 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         self._waiting_links = set()
         # A link is judged only by the readings that saw both its cards: a card missed
         # in one reading says nothing about whether it touches its neighbour.
+        # The readings of the tables a waiting card was left unjudged in vote on its links
+        # too: one still picture misses or misreads a card's link the same way in every frame.
         seen_in = [set(pairs.values()) for pairs in pairings]
-        support = {e: (k / both, k) for e, k in links.items()
-                   if e <= present and k >= (both := sum(e <= seen for seen in seen_in)) / 2}
+        carried, self._waiting_votes = self._waiting_votes, {}
+        self._link_votes = {e: (links[e] + carried.get(e, (0, 0))[0],
+                                sum(e <= seen for seen in seen_in) + carried.get(e, (0, 0))[1])
+                            for e in set(links) | set(carried)}
+        support = {e: (k / both, k) for e, (k, both) in self._link_votes.items()
+                   if e <= present and k and k >= both / 2}
         edges = self._one_link_per_end_piece(support)
         self._reference = window.small
 
@@ -768,6 +776,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         for t in taken:
             self._taken_waiting.setdefault(t, window.frames[-1])
         self._waiting_links = {e for e in edges if e & added}
+        self._waiting_votes = {e: v for e, v in self._link_votes.items() if e & added}
         self._deferred += 1
         self.stats["deferred"] += 1
         dated = {t: self._pictures.frame(k) for t, k in late_found.items()}

@@ -914,6 +914,29 @@ def test_a_tail_every_reading_sees_against_a_linked_head_is_the_foul_it_looks_li
     assert summary(p.moves()) == summary(want)
 
 
+def test_a_waiting_cards_link_is_voted_on_by_the_readings_it_waited_through():
+    # M-yellow-red is read doubtfully where it is laid, so its change waits; every reading of
+    # the next table misses its link to the snake.  The readings it waited through saw the
+    # link as often: it extended the snake, it was not laid alone
+    tables = [[["M-blue-green", "M-green-yellow"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"]],
+              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["H-purple"]]]
+
+    def doubtful_then_apart(data, call):
+        if call in (4, 5, 6):
+            data["cards"][2]["confidence"] = 0.5
+        if call in (7, 8, 9):
+            data["snakes"][0]["cards"] = [0, 1]
+            data["snakes"].append({"cards": [2], "complete": False})
+        return data
+    analyzer = FakeAnalyzer(fault=doubtful_then_apart)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in tables])
+    assert tracker.stats["deferred"] == 1
+    assert summary(p.moves()) == summary(expected(tables)["moves"])
+
+
 def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own_turn():
     # M-green-yellow is missed in every reading of the table where it is laid; laying the next
     # card against it nudges the snake a couple of pixels (no push to measure; a quarter of
