@@ -364,6 +364,13 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
             links.update(edges)
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
+        # A card first seen now, in fewer of the readings than a settled card it mostly lies
+        # on, is that card misread where a reading missed it: cards are laid beside cards.
+        placed = {t for chain in self.chains for t in chain}
+        present -= {t for t in present - known if any(
+            presence[u] > presence[t]
+            and outline_share(self.tracks[u].corners, self.tracks[t].corners) >= SAME_PLACE
+            for u in present & placed)}
         self._looks.update(present)
         waited, self._waiting = {**self._waiting_unseen, **self._waiting}, {}   # with their votes
         self._waited_window = None

@@ -1,6 +1,7 @@
 """The tracker over scripted games: settling, identity, voting, doubt, desync."""
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -935,6 +936,25 @@ def test_a_waiting_cards_link_is_voted_on_by_the_readings_it_waited_through():
     p.play([analysis(t) for t in tables])
     assert tracker.stats["deferred"] == 1
     assert summary(p.moves()) == summary(expected(tables)["moves"])
+
+
+def test_a_card_read_once_on_a_settled_cards_place_is_not_a_second_card_laid():
+    # two readings per table, as for a real source: one reading of the table where H-purple
+    # is laid also finds a card read otherwise on M-blue-green's place.  It is that card
+    # misread, not a second card laid in the same turn (a foul)
+    def doubled(data, call):
+        if call == 5:
+            ghost = copy.deepcopy(data["cards"][0])
+            ghost.update(id=99, colours=["blue", "purple"],
+                         corners=[[x + 3, y + 2] for x, y in ghost["corners"]])
+            data["cards"].append(ghost)
+            data["snakes"].append({"cards": [99], "complete": False})
+        return data
+    analyzer = FakeAnalyzer(fault=doubled)
+    tracker = Tracker(analyzer, PLAYERS, settings=TrackerSettings(readings=2, agree_readings=0))
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in GAME[:3]])
+    assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
 
 
 def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own_turn():
