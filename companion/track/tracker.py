@@ -376,17 +376,17 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         self._waited_window = None
         self._waiting_links = set()
         # A link is judged only by the readings that saw both its cards: a card missed
-        # in one reading says nothing about whether it touches its neighbour.
-        # The readings of the tables a waiting card was left unjudged in vote on its links
-        # too: one still picture misses or misreads a card's link the same way in every frame.
+        # in one reading says nothing about whether it touches its neighbour.  The readings
+        # of the tables a waiting card was left unjudged in vote on its links too: one still
+        # picture misses or misreads a card's link the same way in every frame.
         seen_in = [set(pairs.values()) for pairs in pairings]
         carried, self._waiting_votes = self._waiting_votes, {}
         self._link_votes = {e: (links[e] + carried.get(e, (0, 0))[0],
                                 sum(e <= seen for seen in seen_in) + carried.get(e, (0, 0))[1])
                             for e in set(links) | set(carried)}
-        support = {e: (k / both, k) for e, (k, both) in self._link_votes.items()
-                   if e <= present and k and k >= both / 2}
-        edges = self._one_link_per_end_piece(support)
+        share = {e: k / both for e, (k, both) in self._link_votes.items()
+                 if e <= present and k and k >= both / 2}
+        edges = self._one_link_per_end_piece(share)
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, window, waited)
@@ -407,20 +407,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
                 self._looks.pop(t, None)
         return events
 
-    def _one_link_per_end_piece(self, support: dict[frozenset, tuple[float, int]]) -> set:
-        """The links voted for (link -> share of the readings that saw both its cards, and
-        how many did), less those of a head or tail that has a link seen by a larger share:
-        it has one connecting end, and two readings that put different cards beside it -- one
-        a card matched to the wrong sighting -- would make it join two snakes.  Links seen
-        as surely stand: a card laid against a head's nose is the foul the camera saw; so do
-        the links of the settled table (such a foul, judged already)."""
+    def _one_link_per_end_piece(self, share: dict[frozenset, float]) -> set:
+        """The links voted for (link -> share of the readings seeing both its cards that showed
+        it), less those of a head or tail that has a link shown by a larger share: it has one
+        connecting end, and two readings that put different cards beside it -- one a card
+        matched to the wrong sighting -- would make it join two snakes.  Links shown as
+        surely stand: a card laid against a head's nose is the foul the camera saw; so do the
+        links of the settled table (such a foul, judged already)."""
         settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
-        ends = {t for e in support for t in e if Card.parse(self._track(t).identity).kind.is_end_piece}
+        ends = {t for e in share for t in e if Card.parse(self._track(t).identity).kind.is_end_piece}
         best: dict[int, float] = {}
-        for e in support:
+        for e in share:
             for t in e & ends:
-                best[t] = max(best.get(t, 0.0), support[e][0])
-        return {e for e in support if e in settled or all(support[e][0] >= best[t] for t in e & ends)}
+                best[t] = max(best.get(t, 0.0), share[e])
+        return {e for e in share if e in settled or all(share[e] >= best[t] for t in e & ends)}
 
     def _still_waiting(self, waited: dict[int, int], present: set, placed: set) -> dict[int, int]:
         """Of the cards that waited (card -> frame first showing it), those this reading missed
