@@ -135,14 +135,18 @@ class MoveRecord:
         reading missed (`missed`), both lying as they did then (`still`): the missed card had
         been carried to be joined (its place changed, so it was not taken for lying where it
         was), and the card was laid against it.  The last judged table is corrected to hold
-        the link, and the game is judged again: a join, not the extension then judged.
+        the link, and the game is judged again: a join, not the extension then judged.  So is
+        a link every reading of this table shows (two at least) between that card and a card
+        that table held, both lying as they did: the readings then missed it.
         True when a table was corrected."""
         if not self.history:
             return False
         entry = self.history[-1]
         laid = set(entry["added"])
         links = {frozenset(p) for c in entry["tracks"] for p in zip(c, c[1:])}
-        found = {e for e in edges - links if e <= still and e & laid and e & missed}
+        found = {e for e in edges - links if e <= still and e & laid
+                 and (e & missed or self._link_votes.get(e, (0, 0))[0]
+                      == self._link_votes.get(e, (0, 0))[1] >= 2)}
         if not found:
             return False
         chains = chains_from_links(_cards(entry), links | found)

@@ -915,27 +915,35 @@ def test_a_tail_every_reading_sees_against_a_linked_head_is_the_foul_it_looks_li
     assert summary(p.moves()) == summary(want)
 
 
+# M-yellow-red is laid at the snake's end; H-purple is laid alone the turn after
+EXTENDED = [[["M-blue-green", "M-green-yellow"]],
+            [["M-blue-green", "M-green-yellow", "M-yellow-red"]],
+            [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["H-purple"]]]
+
+
+def _apart_in(calls, doubtful_in=()):
+    """A fault: the readings `calls` miss M-yellow-red's link to its snake; those
+    `doubtful_in` read it doubtfully."""
+    def fault(data, call):
+        if call in doubtful_in:
+            data["cards"][2]["confidence"] = 0.5
+        if call in calls:
+            data["snakes"][0]["cards"] = [0, 1]
+            data["snakes"].append({"cards": [2], "complete": False})
+        return data
+    return fault
+
+
 def test_a_waiting_cards_link_is_voted_on_by_the_readings_it_waited_through():
     # M-yellow-red is read doubtfully where it is laid, so its change waits; every reading of
     # the next table misses its link to the snake.  The readings it waited through saw the
     # link as often: it extended the snake, it was not laid alone
-    tables = [[["M-blue-green", "M-green-yellow"]],
-              [["M-blue-green", "M-green-yellow", "M-yellow-red"]],
-              [["M-blue-green", "M-green-yellow", "M-yellow-red"], ["H-purple"]]]
-
-    def doubtful_then_apart(data, call):
-        if call in (4, 5, 6):
-            data["cards"][2]["confidence"] = 0.5
-        if call in (7, 8, 9):
-            data["snakes"][0]["cards"] = [0, 1]
-            data["snakes"].append({"cards": [2], "complete": False})
-        return data
-    analyzer = FakeAnalyzer(fault=doubtful_then_apart)
+    analyzer = FakeAnalyzer(fault=_apart_in((7, 8, 9), doubtful_in=(4, 5, 6)))
     tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
     p = Player(tracker, analyzer)
-    p.play([analysis(t) for t in tables])
+    p.play([analysis(t) for t in EXTENDED])
     assert tracker.stats["deferred"] == 1
-    assert summary(p.moves()) == summary(expected(tables)["moves"])
+    assert summary(p.moves()) == summary(expected(EXTENDED)["moves"])
 
 
 def test_a_card_read_once_on_a_settled_cards_place_is_not_a_second_card_laid():
@@ -955,6 +963,18 @@ def test_a_card_read_once_on_a_settled_cards_place_is_not_a_second_card_laid():
     p = Player(tracker, analyzer)
     p.play([analysis(t) for t in GAME[:3]])
     assert summary(p.moves()) == summary(expected(GAME[:3])["moves"])
+
+
+def test_a_link_every_reading_missed_when_laid_and_every_reading_sees_next_turn_is_corrected():
+    # every reading of the table where M-yellow-red is laid misses its link (a lone card
+    # beside a snake it could extend: a foul).  Neither card moves, and every reading of the
+    # next table links them: the table judged is corrected, an extension
+    analyzer = FakeAnalyzer(fault=_apart_in((4, 5, 6)))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in EXTENDED])
+    assert summary(tracker.moves) == summary(expected(EXTENDED)["moves"])
+    assert [e.kind for e in p.events].count("correction") == 1
 
 
 def test_a_card_missed_when_laid_and_touched_by_the_next_one_is_dated_to_its_own_turn():
