@@ -23,7 +23,7 @@ import numpy as np
 from .dating import PlaceTest, carried_test, unmoved_test
 from .identity import RIGID_SLACK
 from .pushes import MIN_PUSH, chain_motion, components
-from .tables import outline_share
+from .tables import links_of, outline_share
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -127,7 +127,7 @@ class PixelEvidence:
         # (a card the last settled table missed may have been moved before it: its links
         # then were not read)
         still = lying - set(self._gone_since)
-        settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
+        settled = links_of(self.chains)
         edges = {e for e in edges if not e <= still} | {e for e in settled if e <= still}
         edges |= self._held_together(settled - edges, present & before, edges)
         return Change(present, edges, latest, before, added, gone, unseen, late_found, ghost_links)

@@ -17,7 +17,8 @@ from .gap import cut_out
 from .identity import Track
 from .referee_link import SNAKE
 from .settings import TrackEvent
-from .tables import chains_from_links, code_of, facing_colours, neighbour_directions, same_card
+from .tables import (chains_from_links, code_of, facing_colours, links_of, neighbour_directions,
+                     same_card)
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -143,10 +144,12 @@ class MoveRecord:
             return False
         entry = self.history[-1]
         laid = set(entry["added"])
-        links = {frozenset(p) for c in entry["tracks"] for p in zip(c, c[1:])}
-        found = {e for e in edges - links if e <= still and e & laid
-                 and (e & missed or self._link_votes.get(e, (0, 0))[0]
-                      == self._link_votes.get(e, (0, 0))[1] >= 2)}
+        links = links_of(entry["tracks"])
+
+        def always(e: frozenset) -> bool:   # every reading of this table, two at least, shows it
+            shown, seeing = self._link_votes.get(e, (0, 0))
+            return shown == seeing >= 2
+        found = {e for e in edges - links if e <= still and e & laid and (e & missed or always(e))}
         if not found:
             return False
         chains = chains_from_links(_cards(entry), links | found)

@@ -94,6 +94,11 @@ def _point_to_edges(p: np.ndarray, poly: np.ndarray) -> float:
     return float(np.min(np.linalg.norm(starts + t[:, None] * d - p, axis=1)))
 
 
+def links_of(chains) -> set[frozenset]:
+    """Each two neighbours of the chains, as a link."""
+    return {frozenset(p) for c in chains for p in zip(c, c[1:])}
+
+
 def chains_from_links(nodes: set, edges: set) -> list[list[int]] | None:
     """Chains from links: every node has at most two neighbours and there is no loop; else None."""
     neighbours: dict[int, list[int]] = {t: [] for t in nodes}

@@ -53,8 +53,8 @@ from .record import MoveRecord
 from .referee_link import SNAKE, RefereeLink
 from .regions import Box, RegionFn, changed_box, grown, only_in
 from .settings import TrackerSettings, TrackEvent
-from .tables import (canonical_chain, chains_from_links, code_of, outline_gap, outline_share,
-                     reading_signature)
+from .tables import (canonical_chain, chains_from_links, code_of, links_of, outline_gap,
+                     outline_share, reading_signature)
 
 __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
@@ -414,7 +414,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         matched to the wrong sighting -- would make it join two snakes.  Links shown as
         surely stand: a card laid against a head's nose is the foul the camera saw; so do the
         links of the settled table (such a foul, judged already)."""
-        settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:])}
+        settled = links_of(self.chains)
         ends = {t for e in share for t in e if Card.parse(self._track(t).identity).kind.is_end_piece}
         best: dict[int, float] = {}
         for e in share:
@@ -587,7 +587,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         take the links read to them; failing that, the last reading alone.  None: no chains."""
         chains = chains_from_links(present, edges)
         if chains is None:
-            settled = {frozenset(p) for c in self.chains for p in zip(c, c[1:]) if set(p) <= present}
+            settled = {e for e in links_of(self.chains) if e <= present}
             chains = chains_from_links(present, settled | {e for e in edges if e - before}) \
                 or chains_from_links(present, {e for e in latest if e <= present})
         return chains
@@ -714,9 +714,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         """The judged table `entry` with `cards` laid in it, linked as they are in `chains`:
         (chains as ids, as codes), or None when those links make no chains."""
         ids = {t for c in entry["tracks"] for t in c} | cards
-        links = {frozenset(p) for c in entry["tracks"] for p in zip(c, c[1:])}
-        links |= {frozenset(p) for c in chains for p in zip(c, c[1:]) if set(p) & cards
-                  and set(p) <= ids}
+        links = links_of(entry["tracks"]) | {e for e in links_of(chains) if e & cards and e <= ids}
         laid = chains_from_links(ids, links)
         if laid is None:
             return None
