@@ -46,6 +46,39 @@ def unmoved_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | 
     return unmoved
 
 
+def nudged_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | None,
+                image_shape: tuple[int, ...] | None, fraction: float, reach: int) -> PlaceTest | None:
+    """A test: does `now` show under an outline what `before` showed there, moved at most
+    `reach` small pixels each way (a card nudged by one laid against it)?  (Under `fraction`
+    of its pixels changed, its rim left out, at the shift that matches best.)  None when
+    there is no picture to compare with.
+
+    The share of an outline's pixels that changed cannot say it: a card nudged a third of
+    its width changed under half of them, and so did a card laid on a cloth of the paper's
+    cream with dark dots; moved back, the first changed none and the second as many."""
+    if before is None or now is None or image_shape is None or before.shape != now.shape:
+        return None
+    scale = np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]])
+    h, w = now.shape[:2]
+
+    def nudged(corners) -> bool:
+        pts = np.asarray(corners, float) * scale
+        x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int), reach)
+        x1, y1 = np.minimum(np.ceil(pts.max(axis=0)).astype(int) + 1, (w - reach, h - reach))
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return False
+        patch = now[y0:y1, x0:x1]
+        match = cv2.matchTemplate(before[y0 - reach:y1 + reach, x0 - reach:x1 + reach], patch,
+                                  cv2.TM_SQDIFF)
+        dx, dy = np.subtract(cv2.minMaxLoc(match)[2], reach)
+        region = np.zeros(patch.shape[:2], np.uint8)
+        cv2.fillConvexPoly(region, np.round(pts - (x0, y0)).astype(np.int32), 1)
+        inside = cv2.erode(region, np.ones((3, 3), np.uint8)).astype(bool)
+        changed = gate.changed_mask(patch, before[y0 + dy:y1 + dy, x0 + dx:x1 + dx])
+        return inside.any() and changed[inside].mean() < fraction
+    return nudged
+
+
 def carried_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | None,
                  image_shape: tuple[int, ...] | None, fraction: float
                  ) -> Callable[[np.ndarray, np.ndarray], bool] | None:

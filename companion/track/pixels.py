@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dating import PlaceTest, carried_test, unmoved_test
+from .dating import PlaceTest, carried_test, nudged_test, unmoved_test
 from .identity import RIGID_SLACK
 from .pushes import MIN_PUSH, chain_motion, components
 from .tables import links_of, outline_share
@@ -70,11 +70,10 @@ class PixelEvidence:
         # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
         last_seen = self._unmoved(window, self._pictures.last) if len(self._pictures) else None
         stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
-        # One whose place changed only a little since then (a card laid against it) mostly
-        # lay there already: if its place changed in an earlier picture, it was laid then.
-        mostly = self._unmoved(window, self._pictures.last, self.settings.nudged_fraction) \
-            if len(self._pictures) else None
-        nudged = {t for t in added - stale if mostly and mostly(self.tracks[t].corners)}
+        # One only nudged since then (by a card laid against it) lay there already: if its
+        # place changed in an earlier picture, it was laid then.
+        moved_a_little = self._nudged(window, self._pictures.last) if len(self._pictures) else None
+        nudged = {t for t in added - stale if moved_a_little and moved_a_little(self.tracks[t].corners)}
         # (a card that waited was laid by the picture that first showed it, whatever its
         # place did after: a card laid against it changes the pixels there too)
         late_found = {**self._pictures.laid_unseen({t: self.tracks[t].corners for t in stale},
@@ -251,6 +250,13 @@ class PixelEvidence:
         return unmoved_test(self.gate, self._settled_small if before is None else before,
                             window.small, window.shape,
                             self.settings.unmoved_fraction if fraction is None else fraction)
+
+    def _nudged(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
+        """A test `corners -> bool`: does the picture show under that outline what the last
+        settled one (or `before`) showed there, moved a little (`dating.nudged_test`)?"""
+        return nudged_test(self.gate, self._settled_small if before is None else before,
+                           window.small, window.shape, self.settings.nudged_fraction,
+                           self.settings.nudge_reach)
 
     def _unmoved_since_seen(self, t: int, window: _Window) -> bool:
         """The pixels under a card's outline are as they were in the settled picture that

@@ -442,10 +442,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         present, edges, latest = change.present, change.edges, change.latest
         there = {t for t in present if unmoved(self.tracks[t].corners)}
         if not there:
-            # (a card laid against it changes part of its place too: a single card whose
-            # place changed only a little lay there)
-            mostly = self._unmoved(window, fraction=self.settings.nudged_fraction)
-            nudged = {t for t in present if mostly(self.tracks[t].corners)}
+            # (a card laid against it may nudge it: a single card only nudged lay there)
+            moved_a_little = self._nudged(window)
+            nudged = {t for t in present if moved_a_little(self.tracks[t].corners)}
             there = nudged if len(nudged) == 1 else there
         if there and there != present and not forced:
             start = _Window([self._settled_frame], image=self._settled_image,

@@ -1,8 +1,9 @@
 """Dating cards found late by the settled pictures (`companion.track.dating`)."""
 import numpy as np
 
-from companion.track.dating import KEEP, SettledPictures
+from companion.track.dating import KEEP, SettledPictures, nudged_test, unmoved_test
 from companion.track.gate import ChangeGate
+from companion.track.settings import TrackerSettings
 
 SHAPE = (90, 160, 3)          # the full image; the pictures below are its small copies
 CARD = np.array([[40.0, 20.0], [60.0, 20.0], [60.0, 50.0], [40.0, 50.0]])
@@ -102,3 +103,34 @@ def test_a_card_carried_is_recognised_at_its_new_place_by_what_it_showed_at_its_
     assert not carried_test(ChangeGate(), before, shown(None), SHAPE, 0.1)(CARD, ELSEWHERE)
     assert not carried_test(ChangeGate(), before, shown(ELSEWHERE, upside_down=True), SHAPE, 0.1)(CARD, ELSEWHERE)
     assert carried_test(ChangeGate(), before, None, SHAPE, 0.1) is None
+
+
+def dotted_cloth(*cards: np.ndarray) -> np.ndarray:
+    """A cream cloth with dark blue dots, and cards of its cream with a yellow body along them."""
+    small = np.full(SHAPE, 200.0, np.float32)
+    small[::4, ::4] = small[1::4, ::4] = small[::4, 1::4] = small[1::4, 1::4] = (150, 80, 40)
+    for corners in cards:
+        x0, y0 = corners.min(axis=0).astype(int)
+        x1, y1 = corners.max(axis=0).astype(int)
+        small[y0:y1, x0:x1] = 200.0
+        mid = (x0 + x1) // 2
+        small[y0:y1, mid - 3:mid + 3] = (30, 200, 230)
+    return small
+
+
+def test_a_card_nudged_is_told_from_one_laid_on_a_cloth_of_its_own_paper():
+    # the cloth's cream is the paper's: a card laid there changes under half of its outline
+    # (the dots it covers and its body), as a card nudged by one laid against it does; only
+    # the nudged card's pixels are the picture before, moved a little
+    settings = TrackerSettings()
+
+    def nudged(before, now, corners):
+        return nudged_test(ChangeGate(), before, now, SHAPE, settings.nudged_fraction,
+                           settings.nudge_reach)(corners)
+    pushed = CARD + [3.0, 2.0]
+    for before, now, corners in [(dotted_cloth(), dotted_cloth(CARD), CARD),
+                                 (dotted_cloth(CARD), dotted_cloth(pushed), pushed)]:
+        assert unmoved_test(ChangeGate(), before, now, SHAPE, 0.5)(corners)
+        assert not unmoved_test(ChangeGate(), before, now, SHAPE, settings.unmoved_fraction)(corners)
+    assert not nudged(dotted_cloth(), dotted_cloth(CARD), CARD)
+    assert nudged(dotted_cloth(CARD), dotted_cloth(pushed), pushed)
