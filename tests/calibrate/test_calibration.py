@@ -658,3 +658,32 @@ def test_only_a_lamp_beyond_every_trained_light_changes_what_the_finder_sees(cal
             assert paper.max() / paper.min() < 1.15      # the cards' orange paper made grey
         else:
             assert not adapter.strong_cast and view is scene.image
+
+
+def test_a_dim_frame_of_a_calibrated_deck_is_searched_brightened_as_the_plain_finder_searches_it(calibrated):
+    """A game's camera may expose a frame far darker than the calibration photo: the finder
+    searches it brightened (`well_exposed`), as it does without a profile, where a dark
+    frame hid cards from it; the colours are still read in the frame as it is."""
+    from companion.calibrate.adapt import calibrated_analyzer
+    from companion.synth.deck_layout import render_deck_scene
+    from companion.vision.analyze import Analyzer
+    from companion.vision.outline import match_quads
+    from companion.vision.profile import profile_from_dict
+
+    style = next(s for s in STYLES if s != HELD_OUT_STYLE)
+    _, cal = calibrated[style]
+    deck = deck_look(style, 10 * 7 + 3)
+    plain, adapted = Analyzer(), calibrated_analyzer(profile_from_dict(cal.profile))
+    found = {"plain": 0, "calibrated": 0}
+    cards = 0
+    for seed in range(1, 5):
+        scene = render_deck_scene(seed, deck, tier="hard", size=(1280, 720))
+        dim = (scene.image * 0.4).astype(np.uint8)
+        truth = [np.array(t["corners"]) for t in scene.truth["cards"]]
+        cards += len(truth)
+        for name, analyzer in (("plain", plain), ("calibrated", adapted)):
+            image, outlines = analyzer.find(dim)
+            assert name == "plain" or image is dim
+            found[name] += len(match_quads([o.corners for o in outlines], truth))
+    assert cards > 30
+    assert found["calibrated"] >= found["plain"] - 0.02 * cards, found
