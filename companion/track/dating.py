@@ -53,7 +53,7 @@ def nudged_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | N
     of its pixels changed, its rim left out, at the shift that matches best.)  None when
     there is no picture to compare with.
 
-    The share of an outline's pixels that changed cannot say it: a card nudged a third of
+    The share of an outline's pixels that changed cannot say it: a card nudged a quarter of
     its width changed under half of them, and so did a card laid on a cloth of the paper's
     cream with dark dots; moved back, the first changed none and the second as many."""
     if before is None or now is None or image_shape is None or before.shape != now.shape:

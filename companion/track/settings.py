@@ -20,8 +20,8 @@ class TrackerSettings:
     gap_illegal: int = 1          # fouls believed among moves seen only together (`gap`)
     max_hidden: float = 0.34      # share of the table that may be hidden before it is a desync
     unmoved_fraction: float = 0.1 # under this share of changed pixels, nothing happened at a card
-    nudged_fraction: float = 0.3  # ... moved back at most `nudge_reach` (`dating.nudged_test`):
-    nudge_reach: int = 6          # small pixels; the card was there, only nudged
+    nudged_fraction: float = 0.3  # ... once moved back (at most `nudge_reach` small pixels,
+    nudge_reach: int = 6          # `dating.nudged_test`): the card was there, only nudged
     confirm_take: int = 2         # settled tables a card must be missed in to count as gone
     max_deferred: int = 2         # settled readings in a row a change may wait to be read whole
     accept_after: int = 3         # unexplainable settled readings in a row before taking the table

@@ -652,7 +652,7 @@ def test_under_a_lamp_no_training_saw_the_calibrated_finder_finds_more_cards(cal
     assert found["calibrated"] >= found["plain"] + 0.1 * cards, found
 
 
-def test_only_a_lamp_beyond_every_trained_light_changes_what_the_finder_sees(calibrated):
+def test_only_a_lamp_beyond_every_trained_light_has_the_finder_see_a_balanced_frame(calibrated):
     from companion.calibrate.adapt import ProfileAdapter
     from companion.vision.features import paper_colour, warp_card
     from companion.vision.profile import profile_from_dict
