@@ -36,7 +36,6 @@ import numpy as np
 
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
-from companion.vision.exposure import well_exposed
 from companion.vision.features import paper_colour, warp_card
 from companion.vision.profile import ProfileError
 from companion.vision.recognise import alternatives
@@ -129,10 +128,9 @@ class ProfileAdapter:
 
     def finder_view(self, image: np.ndarray) -> np.ndarray:
         """The frame as the finder should see it, before any card is found: under a strong cast,
-        balanced as the calibration photo's paper was; otherwise brightened when dim, as without
-        a profile (the finder knows the lights it was trained under, and on games lit by them a
-        balanced frame did no better; a dim frame hid cards from it)."""
-        return self.balance(image, []) if self.strong_cast else well_exposed(image)
+        balanced as the calibration photo's paper was; otherwise as it is (the finder knows the
+        lights it was trained under, and on games lit by them a balanced frame did no better)."""
+        return self.balance(image, []) if self.strong_cast else image
 
     def frame_reader(self, image: np.ndarray, outlines: list, recogniser):
         """How every stage of the analyser reads outlines in this frame: the frame balanced once,
