@@ -28,14 +28,23 @@ Corners = np.ndarray
 KEEP = 7   # settled pictures kept: the judged one and the latest few
 
 
+def _small_per_full(before: np.ndarray | None, now: np.ndarray | None,
+                    image_shape: tuple[int, ...] | None) -> np.ndarray | None:
+    """Small-picture pixels per full-image pixel (x, y), or None when the two pictures cannot
+    be compared (one missing, or of different sizes)."""
+    if before is None or now is None or image_shape is None or before.shape != now.shape:
+        return None
+    return np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]])
+
+
 def unmoved_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | None,
                  image_shape: tuple[int, ...] | None, fraction: float) -> PlaceTest | None:
     """A test: did the pixels under an outline stay as they were in `before`?  (Under
     `fraction` of them changed.)  None when there is no picture to compare with."""
-    if before is None or now is None or image_shape is None or before.shape != now.shape:
+    scale = _small_per_full(before, now, image_shape)
+    if scale is None:
         return None
     changed = gate.changed_mask(now, before)
-    scale = np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]])
 
     def unmoved(corners) -> bool:
         region = np.zeros(changed.shape, np.uint8)
@@ -56,9 +65,9 @@ def nudged_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | N
     The share of an outline's pixels that changed cannot say it: a card nudged a quarter of
     its width changed under half of them, and so did a card laid on a cloth of the paper's
     cream with dark dots; moved back, the first changed none and the second as many."""
-    if before is None or now is None or image_shape is None or before.shape != now.shape:
+    scale = _small_per_full(before, now, image_shape)
+    if scale is None:
         return None
-    scale = np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]])
     h, w = now.shape[:2]
 
     def nudged(corners) -> bool:
@@ -85,9 +94,10 @@ def carried_test(gate: ChangeGate, before: np.ndarray | None, now: np.ndarray | 
     """A test: does `now` show under outline `to` what `before` showed under `start` (a card
     carried from there to there, under `fraction` of its pixels changed)?  None when there
     is no picture to compare with."""
-    if before is None or now is None or image_shape is None or before.shape != now.shape:
+    scale = _small_per_full(before, now, image_shape)
+    if scale is None:
         return None
-    scale = np.array([now.shape[1] / image_shape[1], now.shape[0] / image_shape[0]], np.float32)
+    scale = scale.astype(np.float32)
 
     def carried(start, to) -> bool:
         a = (np.asarray(start, np.float32) * scale).reshape(4, 2)
