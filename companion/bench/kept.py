@@ -1,0 +1,77 @@
+"""The games bench's readings, kept between runs so that a change to the tracker alone is
+measured in a minute, not re-analysed for a quarter of an hour.
+
+With `COMPANION_BENCH_READINGS=DIR`, each game's readings (the analyser's `analyze` output
+of every frame the tracker read) are stored in `DIR/<vision>/game-<seed>[-calibrated].json.gz`
+and read back on later runs: a frame read before is not analysed again.  `<vision>` is a
+fingerprint of the vision's code and models (and the calibration's code), so that a change
+to them starts afresh rather than replay readings the new vision would not make.
+
+Two things a replay cannot know, and what it does about them:
+
+- what a frame was read against: the empty table the tracker learns from the pictures it
+  reads (`track.background`).  A tracker that reads other frames than before learns it from
+  other pictures; a frame read before still gets the reading made then.
+- how long the vision takes: a game with any reading replayed has no frame rate (None).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+PACKAGE = Path(__file__).resolve().parents[1]
+# what a reading depends on: the code that reads pictures and the models it loads
+VISION = (PACKAGE / "vision", PACKAGE / "calibrate", PACKAGE.parent / "models")
+
+
+def vision_fingerprint(sources=VISION) -> str:
+    """A short hash of every file under `sources` (names and bytes), in a stable order."""
+    digest = hashlib.sha256()
+    for root in map(Path, sources):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(root.parent)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def readings_file(folder: str | Path, game_seed: int, calibrated: bool, fingerprint: str | None = None) -> Path:
+    name = f"game-{game_seed}{'-calibrated' if calibrated else ''}.json.gz"
+    return Path(folder) / (fingerprint or vision_fingerprint()) / name
+
+
+class KeptReadings:
+    """`analyze` with its readings kept in `path`, one per frame: set `frame` before each
+    frame is fed (as the bench's oracle is told).  Use as the analyser of a `TableReader`."""
+
+    def __init__(self, analyze: Callable[..., dict], path: str | Path):
+        self.analyze = analyze
+        self.path = Path(path)
+        self.frame = -1
+        self.analysed = 0      # frames read by `analyze`, not replayed
+        self.replayed = 0
+        self._readings: dict[str, Any] = {}
+        if self.path.exists():
+            with gzip.open(self.path, "rt", encoding="utf-8") as f:
+                self._readings = json.load(f)
+
+    def __call__(self, image, **kwargs) -> dict:
+        key = str(self.frame)
+        if key in self._readings:
+            self.replayed += 1
+        else:
+            self._readings[key] = self.analyze(image, **kwargs)
+            self.analysed += 1
+        # (a copy: the tracker's reader may change what it is given)
+        return json.loads(json.dumps(self._readings[key]))
+
+    def save(self) -> None:
+        if not self.analysed:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        with gzip.open(partial, "wt", encoding="utf-8") as f:
+            json.dump(self._readings, f)
+        partial.replace(self.path)   # (a run stopped midway leaves the last whole file)
