@@ -103,9 +103,12 @@ class Analyzer:
         if self.adapter is None:
             image = seen = well_exposed(image)
         else:
-            # a calibrated deck's colours were measured in its photo as that was exposed; its
-            # light, though, when outside every trained light, hides cards from the finder
+            # a calibrated deck's light, when outside every trained light, hides cards from the
+            # finder (`finder_view`); read, a dim frame is brightened as without a profile: the
+            # profile's inks are measured against the paper, which one gain leaves as they were,
+            # while the kind model learnt from pictures exposed for the paper
             seen = self.adapter.finder_view(image)
+            image = well_exposed(image)
         return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True,
                                  picture=picture)
 

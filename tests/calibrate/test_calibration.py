@@ -658,3 +658,32 @@ def test_only_a_lamp_beyond_every_trained_light_changes_what_the_finder_sees(cal
             assert paper.max() / paper.min() < 1.15      # the cards' orange paper made grey
         else:
             assert not adapter.strong_cast and view is scene.image
+
+
+def test_a_dim_frame_of_a_calibrated_deck_is_read_brightened(monkeypatch):
+    """A game's camera may expose for a darker room than the calibration photo's: the paper
+    films grey and the inks dull.  Read as it is, such a frame loses faces the kind model
+    doubts; read brightened (`well_exposed`, as without a profile), they are read again --
+    the profile's inks are measured against the paper, which one gain leaves as they were."""
+    import companion.vision.analyze as analyze
+    from companion.bench.games import calibrated_for
+    from companion.bench.metrics import Score, score_table
+    from companion.synth.deck_layout import deck_and_light_of, render_deck_scene
+    from companion.synth.plan import plan_game
+
+    game, players = 7006001, ["P1", "P2", "P3"]      # a development game's deck in its own room
+    film = dict(tier="hard", style=HELD_OUT_STYLE, fps=10, size=(1280, 720), max_frames=3)
+    deck, light = deck_and_light_of(plan_game(players, game, **film).world)
+    analyzer, _ = calibrated_for(players, game, film)
+    brightened, as_is = Score(), Score()
+    for seed in range(1, 7):
+        scene = render_deck_scene(seed, deck, tier="hard", size=(1280, 720), light=light)
+        dim = cv2.convertScaleAbs(scene.image, alpha=0.5)
+        with monkeypatch.context() as m:
+            brightened.add(score_table(scene.truth, analyzer.analyze(dim)))
+            m.setattr(analyze, "well_exposed", lambda picture: picture)
+            as_is.add(score_table(scene.truth, analyzer.analyze(dim)))
+    assert brightened.kind_right >= as_is.kind_right + 5
+    assert brightened.ends_right >= as_is.ends_right + 5
+    false = [s.found_cards - s.matched for s in (brightened, as_is)]
+    assert false[0] <= false[1] + 2
