@@ -23,7 +23,7 @@ With `--regions`, as `track --regions` does, the tracker reads only the part of
 a picture around a change when it can (`companion.track.regions`).
 
 `COMPANION_BENCH_READINGS=DIR` keeps every game's readings in DIR and replays them on
-later runs while the vision is unchanged (`companion.bench.kept`): with
+later runs while what a reading depends on is unchanged (`companion.bench.kept`): with
 `COMPANION_BENCH_KEEP` (the rendered games kept too) a change to the tracker alone is
 measured in a minute.
 

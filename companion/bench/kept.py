@@ -4,8 +4,9 @@ measured in a minute, not re-analysed for a quarter of an hour.
 With `COMPANION_BENCH_READINGS=DIR`, each game's readings (the analyser's `analyze` output
 of every frame the tracker read) are stored in `DIR/<vision>/game-<seed>[-calibrated].json.gz`
 and read back on later runs: a frame read before is not analysed again.  `<vision>` is a
-fingerprint of the vision's code and models (and the calibration's code), so that a change
-to them starts afresh rather than replay readings the new vision would not make.
+fingerprint of what a reading depends on (the vision's code and models, the calibration's
+code, the renderer), so that a change to them starts afresh rather than replay readings the
+new vision would not make.
 
 Two things a replay cannot know, and what it does about them:
 
@@ -23,15 +24,18 @@ from pathlib import Path
 from typing import Any, Callable
 
 PACKAGE = Path(__file__).resolve().parents[1]
-# what a reading depends on: the code that reads pictures and the models it loads
-VISION = (PACKAGE / "vision", PACKAGE / "calibrate", PACKAGE.parent / "models")
+# what a reading depends on: the code that reads pictures, the models and deck it loads, the
+# renderer that drew the picture (and the calibration photo), and the empty table it is read against
+READ_FROM = (PACKAGE / "vision", PACKAGE / "calibrate", PACKAGE / "synth", PACKAGE / "track" / "background.py",
+             PACKAGE.parent / "models", PACKAGE.parent / "calibration")
 
 
-def vision_fingerprint(sources=VISION) -> str:
-    """A short hash of every file under `sources` (names and bytes), in a stable order."""
+def vision_fingerprint(sources=READ_FROM) -> str:
+    """A short hash of every file in or under `sources` (names and bytes), in a stable order."""
     digest = hashlib.sha256()
     for root in map(Path, sources):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        files = [root] if root.is_file() else root.rglob("*")
+        for path in sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts):
             digest.update(str(path.relative_to(root.parent)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -72,6 +72,8 @@ def test_another_vision_keeps_its_readings_apart(tmp_path):
     (code / "find.py").write_text("THRESHOLD = 2\n")
     after = vision_fingerprint([code])
     assert after != before
+    (tmp_path / "background.py").write_text("MARGIN = 1\n")   # a single file counts too
+    assert vision_fingerprint([code, tmp_path / "background.py"]) != after
     assert readings_file(tmp_path, 7, False, before) != readings_file(tmp_path, 7, False, after)
     # a calibrated game's readings are another analyser's
     assert readings_file(tmp_path, 7, True, after) != readings_file(tmp_path, 7, False, after)
