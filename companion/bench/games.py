@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .kept import KeptReadings, readings_file, vision_fingerprint
+from .kept import KeptReadings, readings_file, readings_fingerprint
 
 DEFAULT_GAMES = 4
 SCENE_BENCH_DEFAULT_COUNT = 60   # `--count`'s default belongs to the scene bench
@@ -276,7 +276,7 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
         from companion.vision.analyze import Analyzer
         analyzer = Analyzer(profile)
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-games-"))
-    vision = vision_fingerprint() if readings else None
+    fingerprint = readings_fingerprint() if readings else None
     games = []
     try:
         for g in range(count):
@@ -308,7 +308,7 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             finished = truth["record"].get("finished", True)
             kept = None
             if readings and o is None and not regions:
-                kept = KeptReadings(read.analyze, readings_file(readings, game_seed, read is not analyzer, vision))
+                kept = KeptReadings(read.analyze, readings_file(readings, game_seed, read is not analyzer, fingerprint))
             reader = o or TableReader(kept or read.analyze)
             read_region = None if not regions else o.analyze_region if o is not None else reader.region
             account, seconds, frames = follow_video(video, players, reader, o, deck, finished, read_region, kept)

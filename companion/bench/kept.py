@@ -30,7 +30,7 @@ READ_FROM = (PACKAGE / "vision", PACKAGE / "calibrate", PACKAGE / "synth", PACKA
              PACKAGE.parent / "models", PACKAGE.parent / "calibration")
 
 
-def vision_fingerprint(sources=READ_FROM) -> str:
+def readings_fingerprint(sources=READ_FROM) -> str:
     """A short hash of every file in or under `sources` (names and bytes), in a stable order."""
     digest = hashlib.sha256()
     for root in map(Path, sources):
@@ -41,9 +41,9 @@ def vision_fingerprint(sources=READ_FROM) -> str:
     return digest.hexdigest()[:16]
 
 
-def readings_file(folder: str | Path, game_seed: int, calibrated: bool, fingerprint: str | None = None) -> Path:
+def readings_file(folder: str | Path, game_seed: int, calibrated: bool, fingerprint: str) -> Path:
     name = f"game-{game_seed}{'-calibrated' if calibrated else ''}.json.gz"
-    return Path(folder) / (fingerprint or vision_fingerprint()) / name
+    return Path(folder) / fingerprint / name
 
 
 class KeptReadings:
@@ -57,9 +57,13 @@ class KeptReadings:
         self.analysed = 0      # frames read by `analyze`, not replayed
         self.replayed = 0
         self._readings: dict[str, Any] = {}
-        if self.path.exists():
+        try:
             with gzip.open(self.path, "rt", encoding="utf-8") as f:
-                self._readings = json.load(f)
+                self._readings = dict(json.load(f))
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, TypeError, EOFError):
+            self._readings = {}   # a damaged file: read afresh, and written again whole
 
     def __call__(self, image, **kwargs) -> dict:
         key = str(self.frame)

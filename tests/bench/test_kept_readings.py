@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.bench.kept import KeptReadings, readings_file, vision_fingerprint
+from companion.bench.kept import KeptReadings, readings_file, readings_fingerprint
 
 
 def _reading(value: int) -> dict:
@@ -57,6 +57,19 @@ def test_a_replayed_reading_is_a_copy_the_tracker_may_change(tmp_path):
     assert kept(np.zeros((2, 2), np.uint8))["cards"] != []
 
 
+def test_a_damaged_file_is_read_afresh(tmp_path):
+    path = tmp_path / "game-1.json.gz"
+    path.write_bytes(b"not gzip at all")
+    calls: list[int] = []
+    kept = KeptReadings(_counting(calls), path)
+    kept.frame = 2
+    assert kept(np.full((2, 2), 2, np.uint8)) == _reading(2) and calls == [2]
+    kept.save()
+    again = KeptReadings(_never, path)
+    again.frame = 2
+    assert again(np.zeros((2, 2), np.uint8)) == _reading(2)
+
+
 def test_nothing_read_writes_nothing(tmp_path):
     path = tmp_path / "game-1.json.gz"
     KeptReadings(_never, path).save()
@@ -67,13 +80,13 @@ def test_another_vision_keeps_its_readings_apart(tmp_path):
     code = tmp_path / "vision"
     code.mkdir()
     (code / "find.py").write_text("THRESHOLD = 1\n")
-    before = vision_fingerprint([code])
-    assert vision_fingerprint([code]) == before
+    before = readings_fingerprint([code])
+    assert readings_fingerprint([code]) == before
     (code / "find.py").write_text("THRESHOLD = 2\n")
-    after = vision_fingerprint([code])
+    after = readings_fingerprint([code])
     assert after != before
     (tmp_path / "background.py").write_text("MARGIN = 1\n")   # a single file counts too
-    assert vision_fingerprint([code, tmp_path / "background.py"]) != after
+    assert readings_fingerprint([code, tmp_path / "background.py"]) != after
     assert readings_file(tmp_path, 7, False, before) != readings_file(tmp_path, 7, False, after)
     # a calibrated game's readings are another analyser's
     assert readings_file(tmp_path, 7, True, after) != readings_file(tmp_path, 7, False, after)
