@@ -242,14 +242,12 @@ class PixelEvidence:
             components(present, edges), now, self._settled_outlines, self._settled_frame,
             window.shape)
 
-    def _unmoved(self, window: _Window, before: np.ndarray | None = None,
-                 fraction: float | None = None) -> PlaceTest | None:
+    def _unmoved(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: did the pixels under that outline stay as they were when
-        the table last settled (or in `before`)?  (Under `fraction` of them changed, by
-        default `unmoved_fraction`.)  None when there is no picture to compare with."""
+        the table last settled (or in `before`)?  (Under `unmoved_fraction` of them changed.)
+        None when there is no picture to compare with."""
         return unmoved_test(self.gate, self._settled_small if before is None else before,
-                            window.small, window.shape,
-                            self.settings.unmoved_fraction if fraction is None else fraction)
+                            window.small, window.shape, self.settings.unmoved_fraction)
 
     def _nudged(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: does the picture show under that outline what the last
