@@ -2,8 +2,8 @@
 measured in a minute, not re-analysed for a quarter of an hour.
 
 With `COMPANION_BENCH_READINGS=DIR`, each game's readings (the analyser's `analyze` output
-of every frame the tracker read) are stored in `DIR/<vision>/game-<seed>[-calibrated].json.gz`
-and read back on later runs: a frame read before is not analysed again.  `<vision>` is a
+of every frame the tracker read) are stored in `DIR/<fingerprint>/game-<seed>[-calibrated].json.gz`
+and read back on later runs: a frame read before is not analysed again.  `<fingerprint>` is a
 fingerprint of what a reading depends on (the vision's code and models, the calibration's
 code, the renderer), so that a change to them starts afresh rather than replay readings the
 new vision would not make.
@@ -60,10 +60,8 @@ class KeptReadings:
         try:
             with gzip.open(self.path, "rt", encoding="utf-8") as f:
                 self._readings = dict(json.load(f))
-        except FileNotFoundError:
-            pass
         except (OSError, ValueError, TypeError, EOFError):
-            self._readings = {}   # a damaged file: read afresh, and written again whole
+            pass   # none kept yet, or a damaged file: read afresh, and written again whole
 
     def __call__(self, image, **kwargs) -> dict:
         key = str(self.frame)
