@@ -13,6 +13,9 @@ Two things a replay cannot know, and what it does about them:
 - what a frame was read against: the empty table the tracker learns from the pictures it
   reads (`track.background`).  A tracker that reads other frames than before learns it from
   other pictures; a frame read before still gets the reading made then.
+- which settled cards the reader was told lie unchanged (`Tracker._unchanged_cards`): a
+  tracker that settles other tables tells it other cards; a frame read before still gets
+  the reading made then.
 - how long the vision takes: a game with any reading replayed has no frame rate (None).
 """
 from __future__ import annotations

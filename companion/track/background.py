@@ -109,16 +109,17 @@ def _covered(shape: tuple[int, int], cards: list[np.ndarray]) -> np.ndarray:
 
 class TableReader:
     """The tracker's analyser, reading every picture against the empty table learnt so far,
-    and teaching it from each picture read.  `analyze(image, unlike_table=..., picture=...)`
-    is the vision's `Analyzer.analyze`."""
+    and teaching it from each picture read.  `analyze(image, unlike_table=..., picture=...,
+    known=...)` is the vision's `Analyzer.analyze`."""
 
     def __init__(self, analyze: Callable[..., dict]):
         self.analyze = analyze
         self.table = EmptyTable()
 
-    def __call__(self, image: np.ndarray) -> dict:
+    def __call__(self, image: np.ndarray, known: list | None = None) -> dict:
+        """The reading of `image`; `known`: outlines of cards known to lie there (`Analyzer.read`)."""
         lab, scale, unlike, difference = self._against_table(image)
-        result = self.analyze(image, unlike_table=difference)
+        result = self.analyze(image, unlike_table=difference, **({"known": known} if known else {}))
         cards = [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])]
         self.table.learn(lab, cards, unlike)
         return result

@@ -249,6 +249,10 @@ class PixelEvidence:
         return unmoved_test(self.gate, self._settled_small if before is None else before,
                             window.small, window.shape, self.settings.unmoved_fraction)
 
+    def _unmoved_since_settled(self, small: np.ndarray, shape: tuple[int, ...]) -> PlaceTest | None:
+        """`_unmoved` for a picture not yet in the window (its `small` copy, the picture's shape)."""
+        return unmoved_test(self.gate, self._settled_small, small, shape, self.settings.unmoved_fraction)
+
     def _nudged(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: does the picture show under that outline what the last
         settled one (or `before`) showed there, moved a little (`dating.nudged_test`)?"""

@@ -6,6 +6,7 @@ rather than half-trusted.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -13,8 +14,18 @@ import numpy as np
 
 from companion.game.cards import Card, CardCodeError, Kind
 
-# image BGR -> the analyze dict of that image
+# image BGR -> the analyze dict of that image.  One that also takes `known` (the outlines of
+# cards known to lie where they are, `takes_known`) is told the settled cards the pixels say
+# did not change (`Tracker._unchanged_cards`).
 AnalyzeFn = Callable[[np.ndarray], Mapping[str, Any]]
+
+
+def takes_known(analyze: AnalyzeFn) -> bool:
+    """Can `analyze` be told where cards are known to lie (a `known=` keyword)?"""
+    try:
+        return "known" in inspect.signature(analyze).parameters
+    except (TypeError, ValueError):   # a callable with no signature to read
+        return False
 
 
 class ReadingError(ValueError):

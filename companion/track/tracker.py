@@ -48,7 +48,7 @@ from .identity import Track, match_sightings, same_cards_apart
 from .naming import CardNaming
 from .persistence import SavedState
 from .pixels import SAME_PLACE, Change, PixelEvidence
-from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, without_cards
+from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, takes_known, without_cards
 from .record import MoveRecord
 from .referee_link import SNAKE, RefereeLink
 from .regions import Box, RegionFn, changed_box, grown, only_in
@@ -83,6 +83,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
                  referee_factory: Callable[..., Any] | None = None,
                  read_region: RegionFn | None = None):
         self.analyze = analyze
+        self._tells_known = takes_known(analyze)
         # reads only the part of a picture around a change (`regions`); None: whole pictures
         self.read_region = read_region
         self.players = list(players)
@@ -201,7 +202,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         try:
             if image is None:
                 raise ValueError("the frame does not decode")
-            reading = self._read(image, self._window.focus)
+            reading = self._read(image, self._window.focus, small)
         except Exception as exc:  # any failure to read a frame is that frame's, not the game's
             self.stats["unreadable"] += 1
             self.last_error = f"frame {frame_index}: {exc}"
@@ -220,16 +221,31 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         """The next reading is of the part around the change only (see `_read`)."""
         return self._window.focus is not None and self.read_region is not None
 
-    def _read(self, image: np.ndarray, focus: Box) -> Reading:
+    def _read(self, image: np.ndarray, focus: Box, small: np.ndarray) -> Reading:
         """The analyser's reading of a picture: with a region reader and the change known
         (`_focus`), of the part around the change only -- the cards outside it are the settled
-        table's, which the pixels say did not change -- else of the whole picture."""
+        table's, which the pixels say did not change -- else of the whole picture, told where
+        the settled cards whose pixels did not change lie (`_unchanged_cards`)."""
         if not self._reads_part():
-            return parse_reading(self.analyze(image))
+            known = self._unchanged_cards(small, image.shape) if self._tells_known else []
+            return parse_reading(self.analyze(image, known=known) if known else self.analyze(image))
         self.stats["region_reads"] += 1
         self._window.partial = True
         part = grown(focus, self._longest_card(), image.shape)
         return only_in(parse_reading(self.read_region(image, part)), focus)
+
+    def _unchanged_cards(self, small: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarray]:
+        """The outlines of the settled table's cards whose pixels did not change since it settled.
+
+        A card laid against one of a row is often cut wrongly from it: the finder sees one
+        region of paper, and an outline across the seam takes half of each card, the old one's
+        reading is lost and the new card missed.  Where the pixels did not change the old card
+        lies as it lay, so the reader is told so, and looks for new cards only around it."""
+        test = self._unmoved_since_settled(small, shape) if self.chains else None
+        if test is None:
+            return []
+        return [self.tracks[t].corners for chain in self.chains for t in chain
+                if test(self.tracks[t].corners)]
 
     def _in_place(self, reading: Reading, window: _Window) -> Reading:
         """A reading of the part around a change, with the settled cards outside that part

@@ -21,6 +21,7 @@ from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
 from .find import REGION_SCORE, find_cards
 from .hue_groups import colours_by_hue_groups
+from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
 from .quads import straight_sides
@@ -35,6 +36,12 @@ TILE_AREA = 0.25
 # Such an outline read as no face must show this many of its sides on straight edges (`without_blobs`).
 GUESSED_SCORE = 0.5
 STRAIGHT_SIDES = 3
+# A found outline overlapping a known card (intersection over union) this much but less than
+# SAME_CARD was cut across it; from SAME_CARD on it is that card.  (Cards of a snake lie side by
+# side, not on each other: a card laid now overlaps a known one by its corners at most.)
+CUT_ACROSS = 0.15
+SAME_CARD = 0.6
+KNOWN_SCORE = 1.0     # the finder's trust in a known card's outline: whole
 
 
 class Analyzer:
@@ -53,11 +60,14 @@ class Analyzer:
         self.deck = calibrated if calibrated is not None else load_deck()
 
     def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None,
-             picture: tuple[int, ...] | None = None) -> list[CardReading]:
+             picture: tuple[int, ...] | None = None, known: list | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
         `unlike_table`: what differs from the empty table, when a game is watched; `picture`:
-        the shape of the whole picture the image is a part of, if it is one (`find_cards`)."""
+        the shape of the whole picture the image is a part of, if it is one (`find_cards`);
+        `known`: the outlines (four corners each, in `image`'s pixels) of cards known to lie
+        there (a watched table's cards whose pixels did not change, `with_known_cards`)."""
         image, outlines = self.find(image, unlike_table, picture)
+        outlines = with_known_cards(outlines, known or [])
         recognise = self._frame_reader(image, outlines)
         readings = recognise(image, outlines)
         # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
@@ -123,7 +133,7 @@ class Analyzer:
 
     def analyze(self, image: np.ndarray, path: str | None = None,
                 size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None,
-                picture: tuple[int, ...] | None = None) -> dict:
+                picture: tuple[int, ...] | None = None, known: list | None = None) -> dict:
         """The contract's JSON object for one image.
 
         `size` is the (width, height) the coordinates must refer to, when the
@@ -132,7 +142,7 @@ class Analyzer:
         h, w = image.shape[:2]
         width, height = size or (w, h)
         scale = width / w
-        readings = self.read(image, unlike_table, picture)
+        readings = self.read(image, unlike_table, picture, known)
         snakes, problems = assemble_readings(readings)
         cards = []
         for i, r in enumerate(readings):
@@ -157,6 +167,23 @@ class Analyzer:
                        for s in snakes],
             "problems": problems,
         }
+
+
+def with_known_cards(outlines: list[CardOutline], known: list) -> list[CardOutline]:
+    """The finder's outlines with each known card's (`Analyzer.read`) in place of those cut
+    across it.
+
+    Cards lying end to end show the finder one region of paper; cut at the wrong seam, an
+    outline takes half of two cards, both are lost and a card is invented between them.  A
+    card known to lie where it lay is not cut again: an outline overlapping it, but not
+    it (`CUT_ACROSS`), is dropped; one nearly its own (`SAME_CARD`) is kept, fitted afresh;
+    and where nothing was found the known outline is read.  The cards laid beside it are
+    then found beyond its open ends (`extend_snakes`) as beyond any card found."""
+    cards = [np.asarray(k, np.float64).reshape(4, 2) for k in known]
+    kept = [o for o in outlines
+            if not any(CUT_ACROSS <= polygon_iou(o.corners, k) < SAME_CARD for k in cards)]
+    return kept + [CardOutline(order_corners(k), KNOWN_SCORE) for k in cards
+                   if not any(polygon_iou(o.corners, k) >= SAME_CARD for o in kept)]
 
 
 def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardReading]:

@@ -1,0 +1,41 @@
+"""A watched table's unchanged cards, told to the analyser, are not cut again (`with_known_cards`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from companion.vision.analyze import KNOWN_SCORE, with_known_cards
+from companion.vision.outline import CardOutline, order_corners
+
+
+def card(x0: float, y0: float, w: float = 60.0, h: float = 40.0) -> np.ndarray:
+    return np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], float)
+
+
+def found(x0: float, y0: float, score: float = 0.8) -> CardOutline:
+    return CardOutline(order_corners(card(x0, y0)), score)
+
+
+def test_an_outline_cut_across_two_known_cards_gives_way_to_them():
+    # a row of two cards end to end, cut at the wrong seam: half of each
+    left, right = card(100, 100), card(162, 100)
+    across = found(131, 100)
+    out = with_known_cards([across], [left, right])
+    assert all(o is not across for o in out)
+    assert sorted(tuple(np.round(o.corners.mean(axis=0))) for o in out) == [(130.0, 120.0), (192.0, 120.0)]
+    assert all(o.score == KNOWN_SCORE for o in out)
+
+
+def test_an_outline_of_the_known_card_itself_is_kept_as_found():
+    known = card(100, 100)
+    refitted = found(102, 101)
+    out = with_known_cards([refitted], [known])
+    assert len(out) == 1 and out[0] is refitted
+
+
+def test_cards_found_elsewhere_and_without_known_cards_are_untouched():
+    beside, far = found(163, 100), found(400, 300)   # laid against the known card's end; away
+    outlines = [beside, far]
+    told = with_known_cards(outlines, [card(100, 100)])
+    assert told[0] is beside and told[1] is far and len(told) == 3   # and the known card
+    untold = with_known_cards(outlines, [])
+    assert len(untold) == 2 and untold[0] is beside and untold[1] is far
