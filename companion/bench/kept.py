@@ -8,7 +8,7 @@ fingerprint of what a reading depends on (the vision's code and models, the cali
 code, the renderer), so that a change to them starts afresh rather than replay readings the
 new vision would not make.
 
-Two things a replay cannot know, and what it does about them:
+Three things a replay cannot know, and what it does about them:
 
 - what a frame was read against: the empty table the tracker learns from the pictures it
   reads (`track.background`).  A tracker that reads other frames than before learns it from

@@ -246,12 +246,13 @@ class PixelEvidence:
         """A test `corners -> bool`: did the pixels under that outline stay as they were when
         the table last settled (or in `before`)?  (Under `unmoved_fraction` of them changed.)
         None when there is no picture to compare with."""
-        return unmoved_test(self.gate, self._settled_small if before is None else before,
-                            window.small, window.shape, self.settings.unmoved_fraction)
+        return self._unmoved_in(window.small, window.shape, before)
 
-    def _unmoved_since_settled(self, small: np.ndarray, shape: tuple[int, ...]) -> PlaceTest | None:
-        """`_unmoved` for a picture not yet in the window (its `small` copy, the picture's shape)."""
-        return unmoved_test(self.gate, self._settled_small, small, shape, self.settings.unmoved_fraction)
+    def _unmoved_in(self, small: np.ndarray, shape: tuple[int, ...],
+                    before: np.ndarray | None = None) -> PlaceTest | None:
+        """`_unmoved` for any picture (its `small` copy and its shape), one not yet in the window too."""
+        return unmoved_test(self.gate, self._settled_small if before is None else before,
+                            small, shape, self.settings.unmoved_fraction)
 
     def _nudged(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: does the picture show under that outline what the last

@@ -227,8 +227,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         table's, which the pixels say did not change -- else of the whole picture, told where
         the settled cards whose pixels did not change lie (`_unchanged_cards`)."""
         if not self._reads_part():
-            known = self._unchanged_cards(small, image.shape) if self._tells_known else []
-            return parse_reading(self.analyze(image, known=known) if known else self.analyze(image))
+            if self._tells_known:
+                return parse_reading(self.analyze(image, known=self._unchanged_cards(small, image.shape)))
+            return parse_reading(self.analyze(image))
         self.stats["region_reads"] += 1
         self._window.partial = True
         part = grown(focus, self._longest_card(), image.shape)
@@ -241,7 +242,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         region of paper, and an outline across the seam takes half of each card, the old one's
         reading is lost and the new card missed.  Where the pixels did not change the old card
         lies as it lay, so the reader is told so, and looks for new cards only around it."""
-        test = self._unmoved_since_settled(small, shape) if self.chains else None
+        test = self._unmoved_in(small, shape) if self.chains else None
         if test is None:
             return []
         return [self.tracks[t].corners for chain in self.chains for t in chain

@@ -179,11 +179,14 @@ def with_known_cards(outlines: list[CardOutline], known: list) -> list[CardOutli
     it (`CUT_ACROSS`), is dropped; one nearly its own (`SAME_CARD`) is kept, fitted afresh;
     and where nothing was found the known outline is read.  The cards laid beside it are
     then found beyond its open ends (`extend_snakes`) as beyond any card found."""
+    if not known:
+        return outlines
     cards = [np.asarray(k, np.float64).reshape(4, 2) for k in known]
-    kept = [o for o in outlines
-            if not any(CUT_ACROSS <= polygon_iou(o.corners, k) < SAME_CARD for k in cards)]
-    return kept + [CardOutline(order_corners(k), KNOWN_SCORE) for k in cards
-                   if not any(polygon_iou(o.corners, k) >= SAME_CARD for o in kept)]
+    iou = np.array([[polygon_iou(o.corners, k) for k in cards] for o in outlines]).reshape(-1, len(cards))
+    cut = ((iou >= CUT_ACROSS) & (iou < SAME_CARD)).any(axis=1)
+    found = (iou[~cut] >= SAME_CARD).any(axis=0)
+    return [o for o, c in zip(outlines, cut) if not c] + \
+        [CardOutline(order_corners(k), KNOWN_SCORE) for k, f in zip(cards, found) if not f]
 
 
 def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardReading]:
