@@ -36,9 +36,10 @@ import numpy as np
 
 from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
+from companion.vision.cloth import cloth_cells
 from companion.vision.features import paper_colour, warp_card
 from companion.vision.profile import ProfileError
-from companion.vision.recognise import alternatives
+from companion.vision.recognise import FACE_KINDS, alternatives
 
 from .label import ColourModels
 from .measure import REFLECTANCE_PAPER, measure_cards
@@ -61,6 +62,14 @@ MODEL_WEIGHT = 0.5
 SHAPE_WEIGHT = 0.5        # how much a head/tail shape measurement counts against the model's belief
 MIN_PAPERS = 3            # fewer found cards than this: the calibration photo's white balance stands in
 STRONG_CAST = 2.5         # largest / smallest paper gain beyond every trained light (with the paper's tint)
+# Under such a lamp, an `unknown` of the balanced frame is another game's card when the kind model
+# gives it this probability, the finder fitted it this surely (a guessed outline scores 0.5 and
+# fits a cloth's cell or a phone's glass as well) and it is at least this share of the faces'
+# median area (`ProfileAdapter._vouched_unknowns`).  Chosen on development decks (`bench`
+# seed 3), not on the bench's own.
+FOREIGN_PROBABILITY = 0.5
+FOREIGN_OUTLINE = 0.9
+FOREIGN_AREA = 0.4
 
 
 class ProfileAdapter:
@@ -151,13 +160,32 @@ class ProfileAdapter:
         `fitted`: the frame's colour models once fitted (`adapt`)."""
         seen = self.balance(image, outlines) if seen is None else seen
         readings = self._biased(recogniser).recognise(seen, outlines)
-        unknown = [r.outline for r in readings if r.kind == "unknown"]
-        if unknown:
-            # made grey, a patterned cloth's light squares pass for card paper: an object that is no
-            # card of this deck is reported only when the frame as photographed shows it as a card too
-            kept = {id(r.outline) for r in recogniser.recognise(image, unknown)}
-            readings = [r for r in readings if r.kind != "unknown" or id(r.outline) in kept]
+        if any(r.kind == "unknown" for r in readings):
+            readings = self._vouched_unknowns(image, readings, recogniser)
         return self.adapt(image, readings, recogniser, biased=True, fitted=fitted)
+
+    def _vouched_unknowns(self, image: np.ndarray, readings: list, recogniser) -> list:
+        """The readings less each `unknown` nothing but the balanced frame vouches for.
+
+        Made grey, a patterned cloth's light squares pass for card paper: an object that is no
+        card of this deck is reported when the frame as photographed shows it as a card too.
+        Under a lamp beyond every trained light that frame says little (the kind model calls
+        most other games' cards there no card at all), so there an `unknown` the kind model
+        itself calls so (`FOREIGN_PROBABILITY`), outlined as surely as a card lying alone
+        (`FOREIGN_OUTLINE`), not far smaller than the faces (`FOREIGN_AREA`: other games' cards
+        are about a Hisss card's size, a cloth's cells are not) and not repeating around itself
+        as a cloth's cells do (`cloth_cells`) is kept as well."""
+        unknown = [r for r in readings if r.kind == "unknown"]
+        kept = {id(r.outline) for r in recogniser.recognise(image, [r.outline for r in unknown])}
+        if self.strong_cast:
+            faces = [r.outline.area for r in readings if r.kind in FACE_KINDS]
+            least = FOREIGN_AREA * float(np.median(faces)) if faces else 0.0
+            sure = [r for r in unknown if id(r.outline) not in kept and r.outline.score >= FOREIGN_OUTLINE
+                    and r.outline.area >= least and r.kind_probs.get("unknown", 0.0) >= FOREIGN_PROBABILITY]
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            kept |= {id(r.outline) for r, cell in zip(sure, cloth_cells(gray, [r.outline.corners for r in sure]))
+                     if not cell}
+        return [r for r in readings if r.kind != "unknown" or id(r.outline) in kept]
 
     def _biased(self, recogniser):
         if not self.kind_bias and self.typicality_shift is None:

@@ -687,3 +687,52 @@ def test_a_dim_frame_of_a_calibrated_deck_is_read_brightened(monkeypatch):
     assert brightened.ends_right >= as_is.ends_right + 5
     false = [s.found_cards - s.matched for s in (brightened, as_is)]
     assert false[0] <= false[1] + 2
+
+
+def _box(x0: float, y0: float, w: float, h: float) -> np.ndarray:
+    return np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], float)
+
+
+def test_under_a_lamp_beyond_training_a_sure_unknown_of_card_size_is_another_game_s_card(calibrated):
+    """Under the held-out lamp the frame as photographed vouches for no other game's card (the
+    kind model calls them no card there): one the kind model calls `unknown` in the balanced
+    frame, outlined surely, of a card's size and not a cell of a repeating cloth is kept; a
+    guessed outline, a scrap, a doubtful reading and a cloth's cell are not.  Under a trained
+    light the frame as photographed alone decides, as before."""
+    from companion.calibrate.adapt import ProfileAdapter
+    from companion.vision.profile import profile_from_dict
+    from companion.vision.recognise import CardReading
+
+    image = np.full((600, 900, 3), (40, 120, 200), np.uint8)         # an orange-lit plain table
+    for r in range(5):                                               # a gingham of card-sized cells
+        for c in range(5):
+            if (r + c) % 2 == 0:
+                cv2.rectangle(image, (450 + 60 * c, 100 + 90 * r), (450 + 60 * c + 59, 100 + 90 * r + 89),
+                              (120, 200, 240), -1)
+    for x0, y0 in ((40, 40), (140, 40), (40, 300)):                  # the faces, and another game's card
+        cv2.rectangle(image, (x0, y0), (x0 + 59, y0 + 89), (150, 220, 245), -1)
+
+    def reading(corners, kind="unknown", score=0.95, p_unknown=0.8):
+        return CardReading(CardOutline(order_corners(corners), score), kind, [], [], 0.5,
+                           {"unknown": p_unknown} if kind == "unknown" else {kind: 0.9})
+
+    faces = [reading(_box(40, 40, 60, 90), "middle"), reading(_box(140, 40, 60, 90), "middle")]
+    foreign = reading(_box(40, 300, 60, 90))
+    others = {"guessed": reading(_box(240, 300, 60, 90), score=0.5),
+              "scrap": reading(_box(240, 450, 20, 30)),
+              "doubtful": reading(_box(340, 300, 60, 90), p_unknown=0.2),
+              "cell": reading(_box(565, 275, 70, 100))}
+    readings = faces + [foreign] + list(others.values())
+    silent = SimpleNamespace(recognise=lambda image, outlines: [])   # the photographed frame vouches for none
+
+    lamp = ProfileAdapter.from_profile(profile_from_dict(calibrated[HELD_OUT_STYLE][1].profile))
+    assert lamp.strong_cast
+    kept = lamp._vouched_unknowns(image, readings, silent)
+    unknown = [r for r in kept if r.kind == "unknown"]
+    assert len(unknown) == 1 and unknown[0] is foreign
+    assert sum(any(f is k for k in kept) for f in faces) == 2
+
+    trained_style = next(s for s in STYLES if s != HELD_OUT_STYLE)
+    trained = ProfileAdapter.from_profile(profile_from_dict(calibrated[trained_style][1].profile))
+    assert not trained.strong_cast
+    assert [r for r in trained._vouched_unknowns(image, readings, silent) if r.kind == "unknown"] == []
