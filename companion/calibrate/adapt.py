@@ -182,9 +182,9 @@ class ProfileAdapter:
             least = FOREIGN_AREA * float(np.median(faces)) if faces else 0.0
             sure = [r for r in unknown if id(r.outline) not in kept and r.outline.score >= FOREIGN_OUTLINE
                     and r.outline.area >= least and r.kind_probs.get("unknown", 0.0) >= FOREIGN_PROBABILITY]
-            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-            kept |= {id(r.outline) for r, cell in zip(sure, cloth_cells(gray, [r.outline.corners for r in sure]))
-                     if not cell}
+            if sure:
+                cells = cloth_cells(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), [r.outline.corners for r in sure])
+                kept |= {id(r.outline) for r, cell in zip(sure, cells) if not cell}
         return [r for r in readings if r.kind != "unknown" or id(r.outline) in kept]
 
     def _biased(self, recogniser):
