@@ -194,12 +194,9 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)
     pieces = [(q, s) for q, s in pieces if _shortest_side(q) >= min_side * 0.9] + maps.cores
-    if pieces:
-        # a region that splits into cards is not one long card
-        split_regions = [q for q, _ in pieces]
-        kept = [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT
-                or not any(_contains(q, p) for p in split_regions)]
     known_sizes = sizes if len(alone) >= 3 else None
+    if pieces:
+        kept = without_split_pairs(kept, [q for q, _ in pieces], known_sizes)
     found = suppress(size_prior(pieces + kept, known_sizes))
     unlike_pieces = [(q, s) for q, s in unlike_pieces if _shortest_side(q) >= min_side * 0.9]
     found += [(q, s) for q, s in suppress(size_prior(regions.unlike_singles + unlike_pieces, known_sizes))
@@ -574,8 +571,7 @@ def _without_doubles(quads: list[np.ndarray]) -> list[np.ndarray]:
     if len(others) < 3 or len(others) == len(quads):
         return quads
     sizes = CardSizes.from_cards(others)
-    return others + [q for q, long_one in zip(quads, long_ones) if long_one and
-                     abs(cv2.contourArea(q.astype(np.float32))) < PAIR_AREA * float(np.prod(sizes.at(q.mean(axis=0))))]
+    return others + [q for q, long_one in zip(quads, long_ones) if long_one and _one_card(q, sizes)]
 
 
 def _part_of_strip(quad: np.ndarray, regions: list[np.ndarray]) -> bool:
@@ -609,6 +605,22 @@ def _card_size(sizes: CardSizes, contour: np.ndarray) -> tuple[float, float]:
     """(short, long) of a card where the region lies (at the centre of its bounding box)."""
     x, y, w, h = cv2.boundingRect(contour)
     return sizes.at((x + w / 2, y + h / 2))
+
+
+def without_split_pairs(kept: list[tuple[np.ndarray, float]], pieces: list[np.ndarray],
+                        sizes: CardSizes | None) -> list[tuple[np.ndarray, float]]:
+    """`kept` less each long quad (`PAIR_ASPECT`) a piece cut from a region lies in: a region
+    that splits into cards is not one long card.  Unless it has less than two cards' area
+    where it lies (`_one_card`): a card seen at a slant across its width looks as long."""
+    return [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT or _one_card(q, sizes)
+            or not any(_contains(q, p) for p in pieces)]
+
+
+def _one_card(quad: np.ndarray, sizes: CardSizes | None) -> bool:
+    """Whether a quad has less than two cards' area where it lies (`PAIR_AREA`; False when the
+    cards' size is not known)."""
+    return sizes is not None and \
+        abs(cv2.contourArea(quad.astype(np.float32))) < PAIR_AREA * float(np.prod(sizes.at(quad.mean(axis=0))))
 
 
 def _card_area(sizes: CardSizes, contour: np.ndarray) -> float:

@@ -184,3 +184,22 @@ def test_a_part_too_small_to_hold_a_card_at_the_whole_picture_s_scale_holds_none
     image = np.full((1080, 1920, 3), 120, np.uint8)
     part = np.ascontiguousarray(image[500:597, 800:929])     # 48 px high as searched
     assert find_cards(part, paper=analyzer.paper, picture=image.shape[:2]) == []
+
+
+def test_a_long_outline_pieces_lie_in_is_two_cards_unless_it_has_one_card_s_area():
+    """Cut from a region, pieces lying in a long outline say it is two cards end to end; but a
+    card seen at a slant across its width looks as long and has one card's area where it lies."""
+    from companion.vision.find import without_split_pairs
+    from companion.vision.sizes import CardSizes
+
+    sizes = CardSizes(40.0, 60.0)                       # 2,400 px a card
+    slanted = _rect(100, 100, 27, 61)                   # 2.3 times longer than wide, 1,647 px
+    pair = _rect(300, 100, 40, 120)                     # two cards end to end, 4,800 px
+    plain = _rect(500, 100, 40, 60)
+    kept = [(slanted, 0.9), (pair, 0.9), (plain, 0.9)]
+    pieces = [_rect(105, 120, 15, 15), _rect(305, 110, 30, 40), _rect(305, 160, 30, 40)]
+    left = [q for q, _ in without_split_pairs(kept, pieces, sizes)]
+    assert [q is slanted for q in left] == [True, False] and left[1] is plain
+    # without the cards' size nothing says how large a card is: every long outline pieces lie in goes
+    left = [q for q, _ in without_split_pairs(kept, pieces, None)]
+    assert len(left) == 1 and left[0] is plain
