@@ -610,15 +610,15 @@ def _card_size(sizes: CardSizes, contour: np.ndarray) -> tuple[float, float]:
 def without_split_pairs(kept: list[tuple[np.ndarray, float]], pieces: list[np.ndarray],
                         sizes: CardSizes | None) -> list[tuple[np.ndarray, float]]:
     """`kept` less each long quad (`PAIR_ASPECT`) a piece cut from a region lies in: a region
-    that splits into cards is not one long card.  Unless it has less than two cards' area
-    where it lies (`_one_card`): a card seen at a slant across its width looks as long."""
+    that splits into cards is not one long card.  Unless it is no pair by its area where it
+    lies (`_one_card`): a card seen at a slant across its width looks as long."""
     return [(q, s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT or _one_card(q, sizes)
             or not any(_contains(q, p) for p in pieces)]
 
 
 def _one_card(quad: np.ndarray, sizes: CardSizes | None) -> bool:
-    """Whether a quad has less than two cards' area where it lies (`PAIR_AREA`; False when the
-    cards' size is not known)."""
+    """Whether a quad has less than `PAIR_AREA` cards' area where it lies, too little for two
+    (False when the cards' size is not known)."""
     return sizes is not None and \
         abs(cv2.contourArea(quad.astype(np.float32))) < PAIR_AREA * float(np.prod(sizes.at(quad.mean(axis=0))))
 
