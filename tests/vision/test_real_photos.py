@@ -36,9 +36,10 @@ def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
 # that touch or stand out little from the table; two rooms show 'cards' (a framed picture;
 # a panel of sky between a bridge's girders and a traffic cone).  The photos each test fails
 # on with the committed models are listed: every other photo must pass, and one of these
-# passing (after `companion train`) is news to write down here.  (014's five cards used to
+# passing (after `companion train`) is news to write down here.  (005's cards have all been
+# found since a long outline of one card's area is no longer taken for two cards, 2026-12-05.)  (014's five cards used to
 # count as found: two guessed rectangles of bare cloth stood in for the king it misses.)
-CARDS_MISSED = {"cards/002.jpg", "cards/004.jpg", "cards/005.jpg", "cards/009.jpg", "cards/013.jpg",
+CARDS_MISSED = {"cards/002.jpg", "cards/004.jpg", "cards/009.jpg", "cards/013.jpg",
                 "cards/014.jpg", "cards/017.jpg", "cards/018.jpg"}
 ROOMS_WITH_FALSE_CARDS = {"negatives/003.jpg", "negatives/004.jpg"}
 
@@ -48,7 +49,7 @@ def _known_gaps(folder, failing, reason):
                          if e["file"] in failing else ()) for e in _entries(folder)]
 
 
-@pytest.mark.parametrize("entry", _known_gaps("cards/", CARDS_MISSED, "real photos: in 14 of 22 photos every "
+@pytest.mark.parametrize("entry", _known_gaps("cards/", CARDS_MISSED, "real photos: in 15 of 22 photos every "
                                               "real card is found (8 to 17 between training sets)"))
 def test_other_games_cards_are_all_found(entry, analyzer):
     found = [c for c in _analyse(analyzer, entry)["cards"] if c["kind"] == "unknown"]
