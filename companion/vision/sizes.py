@@ -82,11 +82,14 @@ def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | No
     best_support = support[int(np.argmax(support.sum(axis=1)))]
     if best_support.sum() < max(MIN_CARDS_FOR_PLANE, 0.6 * n):
         return None
-    # a plane has three degrees of freedom to one size's one: with few cards it can
-    # explain a double card as perspective, so it must be agreed by clearly more cards
-    if best_support.sum() < (np.abs(factor - 1.0) <= OUTLIER * factor).sum() + max(2, 0.2 * n):
-        return None
     plane = np.linalg.lstsq(design[best_support], factor[best_support], rcond=None)[0]
+    # a plane has three degrees of freedom to one size's one: with few cards it can
+    # explain a double card as perspective, so it must fit clearly more cards closely
+    # than one size does (at the support's tolerance, the cards of a view that shrinks
+    # them by a third across the table all pass for one size)
+    close = 0.5 * OUTLIER * factor
+    if (np.abs(design @ plane - factor) <= close).sum() < (np.abs(factor - 1.0) <= close).sum() + max(2, 0.2 * n):
+        return None
     # a table seen at up to 45 degrees: near cards at most a few times the far ones' size
     seen = design[best_support] @ plane
     if seen.min() < RANGE[0] or seen.max() > RANGE[1]:

@@ -55,6 +55,18 @@ def test_two_cards_end_to_end_are_not_explained_as_perspective():
     assert short == pytest.approx(sizes.short)
 
 
+def test_a_gentle_slant_is_followed_though_one_size_would_pass_within_the_tolerance():
+    # cards half as large again at the near edge as at the far one: every card lies within
+    # the support's tolerance of one size, but the plane fits them all closely, one size half
+    def scale(x, y):
+        return 0.8 + 0.00016 * x + 0.0005 * y
+    places = [(100 + 260 * i, 80 + 150 * j) for i in range(4) for j in range(4)]
+    cards = [_card(x, y, 50 * scale(x, y), 80 * scale(x, y)) for x, y in places]
+    sizes = CardSizes.from_cards(cards)
+    for x, y in [(100, 80), (880, 530), (500, 300)]:
+        assert sizes.at((x, y))[0] == pytest.approx(50 * scale(x, y), rel=0.03)
+
+
 def test_the_long_side_is_capped_by_the_deck_s_proportions_wherever_the_card_lies():
     places = [(100, 100), (500, 120), (900, 90), (150, 500), (600, 450), (950, 520), (400, 300)]
     # every card found alone squeezed across its width: 1:2, where the deck's cards are at most 1:1.6
