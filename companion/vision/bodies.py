@@ -39,6 +39,7 @@ MIN_CONFIDENCE = 0.5  # a guess read less surely than this is no card
 # ... and a head or a tail less surely than this: a piece of a body cut short by a
 # neighbour's outline looks like a tail's tapered body
 SURE_ONE_END = 0.9
+SURE_UNKNOWN = 0.9    # an `unknown` read this surely is another game's card, not a face fitted badly
 SHIFT = 0.12         # long sides a guess is also pushed each way along its axis
 NEAREST = 3          # found cards whose size a guess takes
 LEAST_BODY = 0.08    # of a card's area: less ink is no body ...
@@ -167,4 +168,5 @@ def _gives_way(reading: CardReading) -> bool:
     """Whether a reading yields its place to a face read on a body there: one read as no face,
     less surely than a guess must be, or as a middle of one colour (an outline fitted across
     part of a head reads so, and surely)."""
-    return reading.kind == "unknown" or reading.confidence < MIN_CONFIDENCE or one_colour_middle(reading)
+    return (reading.kind == "unknown" and reading.confidence < SURE_UNKNOWN) or \
+        reading.confidence < MIN_CONFIDENCE or one_colour_middle(reading)
