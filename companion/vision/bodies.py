@@ -165,8 +165,9 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
 
 
 def _gives_way(reading: CardReading) -> bool:
-    """Whether a reading yields its place to a face read on a body there: one read as no face,
-    less surely than a guess must be, or as a middle of one colour (an outline fitted across
-    part of a head reads so, and surely)."""
-    return (reading.kind == "unknown" and reading.confidence < SURE_UNKNOWN) or \
-        reading.confidence < MIN_CONFIDENCE or one_colour_middle(reading)
+    """Whether a reading yields its place to a face read on a body there: one read as no face
+    (but surely so: another game's card, whose own art may look like a body), less surely than
+    a guess must be, or as a middle of one colour (an outline fitted across part of a head
+    reads so, and surely)."""
+    unsure_unknown = reading.kind == "unknown" and reading.confidence < SURE_UNKNOWN
+    return unsure_unknown or reading.confidence < MIN_CONFIDENCE or one_colour_middle(reading)
