@@ -148,7 +148,7 @@ def test_on_a_rendered_table_a_guess_read_as_no_face_is_read_again_moved_a_littl
     neighbour that the recogniser turned down is moved a few pixels and read again."""
     import companion.vision.extend as extend
     from companion.bench.metrics import score_table
-    scene, image, covered = development_table(11, "hard", 37)
+    scene, image, covered = development_table(11, "hard", 67)
     found = score_table(scene.truth, analyzer.analyze(image), covered)
     assert found.matched == found.truth_cards == found.found_cards
     monkeypatch.setattr(extend, "nudged", lambda outline: [])

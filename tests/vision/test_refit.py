@@ -168,18 +168,6 @@ def test_an_outline_no_longer_than_the_deck_s_own_cards_is_not_cut_in_two():
     assert asked == []
 
 
-def test_on_a_rendered_table_cards_outlined_in_pairs_are_read_apart(monkeypatch, analyzer,
-                                                                    development_table):
-    from companion.bench.metrics import score_table
-    scene, image, covered = development_table(7, "hard", 75)
-    # (a dim picture: read as filmed, not brightened, as its pairs were found in it)
-    monkeypatch.setattr(analyze, "well_exposed", lambda picture: picture)
-    found = score_table(scene.truth, analyzer.analyze(image), covered)
-    assert found.matched == found.found_cards   # every half read is a card
-    monkeypatch.setattr(analyze, "pairs_read_apart", lambda image, readings, unread, recognise: readings)
-    assert score_table(scene.truth, analyzer.analyze(image), covered).matched <= found.matched - 2
-
-
 def _pair_read_whole(confidence):
     """Two square cards end to end outlined as one and read whole as a middle."""
     pair = np.array([[100, 100], [220, 100], [220, 160], [100, 160]], float)
