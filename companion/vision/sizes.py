@@ -87,11 +87,12 @@ def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | No
     # explain a double card as perspective, so it must fit clearly more cards closely
     # than one size does (at the support's tolerance, the cards of a view that shrinks
     # them by a third across the table all pass for one size)
+    fitted = design @ plane
     close = 0.5 * OUTLIER * factor
-    if (np.abs(design @ plane - factor) <= close).sum() < (np.abs(factor - 1.0) <= close).sum() + max(2, 0.2 * n):
+    if (np.abs(fitted - factor) <= close).sum() < (np.abs(factor - 1.0) <= close).sum() + max(2, 0.2 * n):
         return None
     # a table seen at up to 45 degrees: near cards at most a few times the far ones' size
-    seen = design[best_support] @ plane
+    seen = fitted[best_support]
     if seen.min() < RANGE[0] or seen.max() > RANGE[1]:
         return None
     return plane
