@@ -153,3 +153,54 @@ def test_on_a_rendered_table_a_guess_read_as_no_face_is_read_again_moved_a_littl
     assert found.matched == found.truth_cards == found.found_cards
     monkeypatch.setattr(extend, "nudged", lambda outline: [])
     assert score_table(scene.truth, analyzer.analyze(image), covered).matched < found.matched
+
+
+def test_a_tail_missing_at_a_snakes_end_is_read_from_its_neighbour(analyzer, row_scene):
+    """A tail is guessed too when the table lies beyond its far end, as beyond a snake's last card."""
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    tail = next(c for c in row_scene.truth["cards"] if c["kind"] == "tail")
+    lost = np.array(tail["corners"], float)
+    kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
+    assert len(kept) == len(readings) - 1, "the renders' row should be found whole before its tail is hidden"
+    added = [r for r in extend_snakes(row_scene.image, kept, analyzer.recogniser.recognise, analyzer.deck)
+             if not any(r is k for k in kept)]
+    assert len(added) == 1
+    assert added[0].kind == "tail" and added[0].colours == ["yellow"]
+    assert polygon_iou(added[0].outline.corners, lost) > 0.8
+
+
+def test_a_guess_read_as_a_tail_with_a_card_beyond_its_far_end_is_no_card(analyzer, row_scene):
+    """A guess lying across a gap in a row and the next card sees the body stop, as a tail's
+    does: with that card's paper beyond the guess's far end, it is not taken for a tail."""
+    from companion.vision.extend import SURE_TAIL
+    readings = analyzer.recogniser.recognise(row_scene.image, find_cards(row_scene.image))
+    lost = np.array(_truth(row_scene, ["blue", "green"])["corners"], float)
+    kept = [r for r in readings if polygon_iou(r.outline.corners, lost) < 0.5]
+
+    found_ends = np.array([p for r in kept for p in r.ends], float)
+
+    def tails_everywhere(image, outlines):
+        out = analyzer.recogniser.recognise(image, outlines)
+        for r in out:
+            if r.kind == "middle":   # read as a tail whose one end meets the neighbour's
+                k = int(np.argmin([np.min(np.hypot(*(found_ends - p).T)) for p in r.ends]))
+                r.kind, r.confidence = "tail", SURE_TAIL
+                r.colours, r.ends, r.edge_order = r.colours[k:k + 1], r.ends[k:k + 1], r.edge_order[k:k + 1]
+        return out
+    assert extend_snakes(row_scene.image, kept, tails_everywhere, analyzer.deck) == kept
+
+
+def test_a_body_leaving_through_a_long_side_is_told_from_one_along_the_card():
+    import cv2
+
+    from companion.vision.extend import body_crosses_sides
+    image = np.full((300, 400, 3), 235, np.uint8)        # white paper lost in a white table
+    card = CardOutline(np.array([[100.0, 100.0], [190.0, 100.0], [190.0, 160.0], [100.0, 160.0]]))
+    along = image.copy()
+    cv2.line(along, (95, 130), (195, 130), (40, 40, 200), 18)       # the body from end to end
+    assert not body_crosses_sides(along, card, 1)
+    across = image.copy()
+    cv2.line(across, (120, 200), (170, 60), (40, 40, 200), 18)      # a bend of the snake across it
+    assert body_crosses_sides(across, card, 1)
+    # seen from a short end, the body along the card crosses the "sides" it is checked against
+    assert body_crosses_sides(along, card, 0)
