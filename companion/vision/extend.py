@@ -31,14 +31,9 @@ from .recognise import CardReading
 TURNS = (0.0, -15.0, 15.0, -30.0, 30.0)   # degrees a neighbour is turned about the shared end
 MEET = 0.35          # card widths: how near a guessed card's end must lie to the end it was guessed from
 OVERLAP = 0.2        # a guess overlapping a card already read this much is that card, not a new one
-# A guess lying across two cards of a row sees the body leave through its side, as a tail's
-# body ends (heads show their eyes): a guess read as a tail is a card only when read surely,
-# with the table beyond its far end, as beyond a snake's last card (a guess across two cards
-# has the second card's paper there), and no body running out through its sides.
+# a guess lying across two cards of a row sees the body leave through its side, as a
+# tail's body ends: a tail is never taken from a guess (heads show their eyes)
 GUESSABLE = ("middle", "head", "rainbow_head")
-TAILS = ("tail", "rainbow_tail")
-SURE_TAIL = 0.9
-SIDE_INK = 0.1       # share of a long side a body may cross (`body_crosses_sides`)
 # a guess read less surely than this is no card: a calibrated deck's reader says so of a guess
 # whose two ends show no pair the deck holds (one straddling two cards of a snake, most often)
 LEAST_SURE = 0.1
@@ -114,14 +109,14 @@ def extend_snakes(image: np.ndarray, readings: list[CardReading],
         # A guess inherits the error of the outline it was guessed from: one not read as a
         # face is read again moved a little each way (`outline.nudged`).
         again = [(src, n) for src, g in zip(sources, guesses)
-                 if not _guessable(read.get(id(g)), image) for n in nudged(g) if in_picture(n, gray.shape)]
+                 if not _guessable(read.get(id(g))) for n in nudged(g) if in_picture(n, gray.shape)]
         if again:
             read.update({id(r.outline): r for r in recognise(image, [n for _, n in again])})
             sources += [src for src, _ in again]
             guesses += [n for _, n in again]
         for (i, e), g in zip(sources, guesses):
             r = read.get(id(g))
-            if not _guessable(r, image) or r.confidence < LEAST_SURE or not _meets(r, known[i]):
+            if not _guessable(r) or r.confidence < LEAST_SURE or not _meets(r, known[i]):
                 continue
             if (i, e) not in best or r.confidence > best[i, e].confidence:
                 best[i, e] = r
@@ -164,7 +159,8 @@ def along_body(image: np.ndarray, outline: CardOutline, edge: int) -> CardOutlin
     if x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
         return None
     crop = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
-    paper = _paper_lab(image, c)
+    paper_bgr = np.clip(np.round(paper_colour(warp_card(image, c))), 0, 255).astype(np.uint8)
+    paper = cv2.cvtColor(paper_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float32)
     ink = (np.linalg.norm(crop - paper, axis=2) > INK)
     yy, xx = np.mgrid[y0:y1, x0:x1]
     rel = np.stack([xx - mid[0], yy - mid[1]], axis=-1).astype(np.float32)
@@ -225,53 +221,8 @@ def table_beyond(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
     return any(float(np.linalg.norm(ahead - p)) < SAME_AS_TABLE for p in beside)
 
 
-def body_crosses_sides(image: np.ndarray, outline: CardOutline, edge: int) -> bool:
-    """Whether a body runs out across a long side of a card whose connecting end is `edge`.
-
-    A card's body keeps to the middle of its width, clear of its long sides, while a guess
-    lying across the bend between two cards of a snake has their body leaving it through a
-    side: unlike the paper a fifth of the width inside the side, and the same just outside it."""
-    c = outline.corners
-    paper = _paper_lab(image, c)
-    at = np.linspace(0.1, 0.9, 17)[:, None]
-    for side in ((edge + 1) % 4, (edge + 3) % 4):
-        a, b = c[side], c[(side + 1) % 4]
-        u = (b - a) / max(float(np.hypot(*(b - a))), 1e-9)
-        out = np.array([-u[1], u[0]])
-        if out @ ((a + b) / 2.0 - outline.centre) < 0:
-            out = -out
-        points = a + at * (b - a)
-        inside = _lab_at(image, points - 0.2 * outline.short_side * out)
-        outside = _lab_at(image, points + 0.1 * outline.short_side * out)
-        crossing = ((np.linalg.norm(inside - paper, axis=1) > INK)
-                    & (np.linalg.norm(outside - inside, axis=1) < INK))
-        if np.mean(crossing) > SIDE_INK:
-            return True
-    return False
-
-
-def _paper_lab(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """The Lab colour (3,) of a card's paper."""
-    paper_bgr = np.clip(np.round(paper_colour(warp_card(image, corners))), 0, 255).astype(np.uint8)
-    return cv2.cvtColor(paper_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2Lab).reshape(3).astype(np.float32)
-
-
-def _lab_at(image: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The Lab colours (n, 3) of the picture at points (n, 2), nearest pixel, clipped to the picture."""
-    x = np.clip(np.round(points[:, 0]).astype(int), 0, image.shape[1] - 1)
-    y = np.clip(np.round(points[:, 1]).astype(int), 0, image.shape[0] - 1)
-    return cv2.cvtColor(image[y, x].reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
-
-
-def _guessable(reading: CardReading | None, image: np.ndarray) -> bool:
-    """Whether a guess's reading may be a card (see `GUESSABLE`)."""
-    if reading is None:
-        return False
-    if reading.kind in TAILS:
-        return (reading.confidence >= SURE_TAIL and len(reading.edge_order) == 1
-                and table_beyond(image, reading.outline, (reading.edge_order[0] + 2) % 4)
-                and not body_crosses_sides(image, reading.outline, reading.edge_order[0]))
-    return reading.kind in GUESSABLE
+def _guessable(reading: CardReading | None) -> bool:
+    return reading is not None and reading.kind in GUESSABLE
 
 
 def overlaps(outline: CardOutline, reading: CardReading) -> bool:
