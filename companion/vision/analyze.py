@@ -69,7 +69,7 @@ class Analyzer:
         image, outlines = self.find(image, unlike_table, picture)
         outlines = with_known_cards(outlines, known or [])
         recognise = self._frame_reader(image, outlines)
-        readings = recognise(image, outlines)
+        readings = faces_where_known(recognise(image, outlines), known or [], image, recognise)
         # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
         # only a fan's top card is looked for in it
         regions = {id(o) for o in outlines if o.score == REGION_SCORE}
@@ -187,6 +187,37 @@ def with_known_cards(outlines: list[CardOutline], known: list) -> list[CardOutli
     found = (iou[~cut] >= SAME_CARD).any(axis=0)
     return [o for o, c in zip(outlines, cut) if not c] + \
         [CardOutline(order_corners(k), KNOWN_SCORE) for k, f in zip(cards, found) if not f]
+
+
+def faces_where_known(readings: list[CardReading], known: list, image: np.ndarray,
+                      recognise) -> list[CardReading]:
+    """The readings, each known card (`with_known_cards`) whose outline found afresh reads as no
+    face read instead on its known outline, when that reads as a face.
+
+    An outline found afresh on a known card (`SAME_CARD` of it) is kept, since the card may have
+    been nudged; but one a few pixels off its card cuts the art's ends, reads as `unknown`, and a
+    card laid beside it then finds a guess read on the body there (`extend_snakes`).  The known
+    outline is where the tracker settled the card, its pixels unchanged since."""
+    if not known:
+        return readings
+    cards = [order_corners(np.asarray(k, np.float64).reshape(4, 2)) for k in known]
+    faces = [r for r in readings if r.kind in FACE_KINDS]
+    doubted = [r for r in readings if r.kind not in FACE_KINDS]
+    again = {}
+    for k in cards:
+        if any(polygon_iou(r.outline.corners, k) >= SAME_CARD for r in faces):
+            continue
+        fresh = [r for r in doubted if polygon_iou(r.outline.corners, k) >= SAME_CARD]
+        if fresh:
+            again[id(fresh[0])] = CardOutline(k, KNOWN_SCORE)
+    if not again:
+        return readings
+    by_outline = {id(r.outline): r for r in recognise(image, list(again.values()))}
+    out = []
+    for r in readings:
+        kept = by_outline.get(id(again[id(r)])) if id(r) in again else None
+        out.append(kept if kept is not None and kept.kind in FACE_KINDS else r)
+    return out
 
 
 def without_cloth(image: np.ndarray, readings: list[CardReading]) -> list[CardReading]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from companion.vision.analyze import KNOWN_SCORE, with_known_cards
 from companion.vision.outline import CardOutline, order_corners
@@ -39,3 +40,40 @@ def test_cards_found_elsewhere_and_without_known_cards_are_untouched():
     assert told[0] is beside and told[1] is far and len(told) == 3   # and the known card
     untold = with_known_cards(outlines, [])
     assert len(untold) == 2 and untold[0] is beside and untold[1] is far
+
+
+def _reading(outline: CardOutline, kind: str):
+    from companion.vision.recognise import CardReading
+    return CardReading(outline, kind, [], [], 0.9 if kind == "middle" else 0.0)
+
+
+def test_a_known_card_whose_fresh_outline_reads_as_no_face_is_read_on_its_known_outline():
+    from companion.vision.analyze import faces_where_known
+
+    known = card(100, 100)
+    off = found(104, 103)        # the card found afresh a few pixels off: its art's ends cut
+    beside = found(300, 100)     # another game's card, known to nobody
+    asked = []
+
+    def recognise(image, outlines):
+        asked.extend(outlines)
+        return [_reading(o, "middle") for o in outlines]
+
+    readings = [_reading(off, "unknown"), _reading(beside, "unknown")]
+    out = faces_where_known(readings, [known], np.zeros((400, 400, 3), np.uint8), recognise)
+    assert [len(asked), out[0].kind, out[1] is readings[1]] == [1, "middle", True]
+    assert np.allclose(out[0].outline.corners, order_corners(known)) and out[0].outline.score == KNOWN_SCORE
+
+
+def test_a_known_card_read_as_a_face_or_no_face_on_its_known_outline_either_keeps_its_reading():
+    from companion.vision.analyze import faces_where_known
+
+    known = card(100, 100)
+    face = [_reading(found(102, 101), "middle")]
+    untouched = faces_where_known(face, [known], np.zeros((400, 400, 3), np.uint8),
+                                  lambda image, outlines: pytest.fail("a face is not read again"))
+    assert untouched == face
+    doubted = [_reading(found(104, 103), "unknown")]
+    kept = faces_where_known(doubted, [known], np.zeros((400, 400, 3), np.uint8),
+                             lambda image, outlines: [_reading(o, "unknown") for o in outlines])
+    assert kept[0] is doubted[0]
