@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from companion.vision.analyze import KNOWN_SCORE, with_known_cards
+from companion.vision.analyze import KNOWN_SCORE, faces_where_known, with_known_cards
 from companion.vision.outline import CardOutline, order_corners
+from companion.vision.recognise import CardReading
 
 
 def card(x0: float, y0: float, w: float = 60.0, h: float = 40.0) -> np.ndarray:
@@ -42,14 +43,11 @@ def test_cards_found_elsewhere_and_without_known_cards_are_untouched():
     assert len(untold) == 2 and untold[0] is beside and untold[1] is far
 
 
-def _reading(outline: CardOutline, kind: str):
-    from companion.vision.recognise import CardReading
+def _reading(outline: CardOutline, kind: str) -> CardReading:
     return CardReading(outline, kind, [], [], 0.9 if kind == "middle" else 0.0)
 
 
 def test_a_known_card_whose_fresh_outline_reads_as_no_face_is_read_on_its_known_outline():
-    from companion.vision.analyze import faces_where_known
-
     known = card(100, 100)
     off = found(104, 103)        # the card found afresh a few pixels off: its art's ends cut
     beside = found(300, 100)     # another game's card, known to nobody
@@ -66,8 +64,6 @@ def test_a_known_card_whose_fresh_outline_reads_as_no_face_is_read_on_its_known_
 
 
 def test_a_known_card_read_as_a_face_or_no_face_on_its_known_outline_either_keeps_its_reading():
-    from companion.vision.analyze import faces_where_known
-
     known = card(100, 100)
     face = [_reading(found(102, 101), "middle")]
     untouched = faces_where_known(face, [known], np.zeros((400, 400, 3), np.uint8),
