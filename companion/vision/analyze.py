@@ -20,7 +20,7 @@ from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
 from .find import REGION_SCORE, find_cards
-from .hue_groups import colours_by_hue_groups
+from .colour_groups import colours_by_groups
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
@@ -99,7 +99,7 @@ class Analyzer:
         if self.adapter is None:
             readings = colours_by_the_table(readings, self.recogniser.colours)
             # ... and two neighbouring colours, where this picture's ends of them make two groups
-            readings = colours_by_hue_groups(readings, self.recogniser.colours)
+            readings = colours_by_groups(readings, self.recogniser.colours)
         # no more copies of a card than the deck holds: the less sure of two red tails is another
         readings = within_the_deck(readings, self.deck, self.recogniser.colours)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0
