@@ -98,8 +98,8 @@ class Analyzer:
         # calibrated deck's colours are the profile's, measured under this very light)
         if self.adapter is None:
             readings = colours_by_the_table(readings, self.recogniser.colours)
-            # ... and two neighbouring colours, where this picture's ends of them make two groups
-            readings = colours_by_groups(readings, self.recogniser.colours)
+        # two neighbouring colours, where this picture's ends of them make two groups
+        readings = colours_by_groups(readings, self.recogniser.colours)
         # no more copies of a card than the deck holds: the less sure of two red tails is another
         readings = within_the_deck(readings, self.deck, self.recogniser.colours)
         short = np.median([r.outline.short_side for r in readings]) if readings else 1.0

@@ -318,6 +318,26 @@ def test_a_frame_is_read_under_one_white_balance_whatever_else_is_read_with_a_ca
     assert kind_odds(adapter.recognise(scene.image, [card] + on_table, recogniser)) != among_all
 
 
+def test_a_calibrated_analyser_parts_two_neighbouring_colours_by_the_picture_s_own_groups(calibrated,
+                                                                                           monkeypatch):
+    """A print moves every orange alike, under a profile too (the game's video shows its inks
+    otherwise than the calibration photo did): the calibrated reader's ends go through the
+    picture's colour groups (`colour_groups`) as the trained model's do."""
+    import companion.vision.analyze as analyze
+    from companion.calibrate.adapt import calibrated_analyzer
+    from companion.vision.profile import profile_from_dict
+
+    scene, cal = calibrated[HELD_OUT_STYLE]
+    grouped = []
+
+    def colours_by_groups(readings, colours):
+        grouped.append(len(readings))
+        return readings
+    monkeypatch.setattr(analyze, "colours_by_groups", colours_by_groups)
+    result = calibrated_analyzer(profile_from_dict(cal.profile)).analyze(scene.image)
+    assert grouped and grouped[0] >= len(result["cards"]) > 0
+
+
 def test_a_card_read_alone_in_a_frame_is_read_under_the_frame_s_colour_models(calibrated):
     """The analyser's later stages read a card or two at a time (a guess beyond a snake's end):
     too few ends to fit the frame's colour models by.  Under a lamp beyond every trained light
