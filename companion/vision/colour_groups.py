@@ -9,8 +9,9 @@ are read as red a hundred to one and its oranges two or three to one, and
 which is which is no closer in the odds than that.  For each pair of colours
 the model doubts between at some end here, the ends read as either colour are
 sorted by those odds; where a gap of `GAP` parts them, the group leaning less
-to the first colour is the second, and an end of it read as the first takes
-the second (when the model gives that colour a chance at all).
+to the first colour is the second and the other the first, and an end read as
+the pair's colour its group is not takes its group's (when the model gives that
+colour a chance at all).
 
 (The ends' measured hues were sorted before: they part the groups less often,
 as a print's two neighbouring inks may lie a few degrees apart, little more
