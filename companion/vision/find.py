@@ -48,7 +48,8 @@ SOLID = 0.95              # share of its hull a region fills: one convex shape
 ONE_CARD = 0.6            # card areas: a region of less is a piece of a card
 TWO_CARDS = 1.2           # ... of less, at most one card (cards overlapping, or a card and some table)
 FAN_CARDS = 1.6           # ... of less, perhaps a fan of cards overlapping
-FAN_MOST_CARDS = 4.0       # a region of more cards than this that no cut parts is no fan ...
+FAN_LEAST_CARDS = 1.0      # a region of fewer cards than this is one card at most ...
+FAN_MOST_CARDS = 4.0       # ... and one of more that no cut parts is no fan ...
 FAN_FILL = 0.6             # ... nor one filling less of its least rectangle
 REGION_SCORE = 0.0         # the score of such a region's outline: to be searched, not a card
 ALONE_CONTRAST = 0.45      # share of its outline showing a card's step: a card between two neighbours in a
@@ -356,21 +357,12 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
             # perhaps a fan of cards overlapping, which no cut parts, or a card with something
             # beside it: the top card, a side of it along the outline, where nothing else is found
             last_resort.extend(card_on_side(c, *_card_size(sizes, c), edges, MAX_APPARENT_ASPECT))
-            if cards_in[id(blob)] < TWO_CARDS:
-                continue  # too small to hold two cards: nothing to cut
-        # one card found alone may itself be two: its size bounds pieces only when others agree
-        bound = _card_size(sizes, c) if len(alone) >= 2 else (0.0, 0.0)
-        got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
-        if not got and aspect:
-            got = split_evenly(c, aspect)
-        if sizes and closed:
-            peeled = peel_strip(c, gradient, sizes)
-            if len(peeled) > len(got):
-                got = peeled
-        row = cut_row(c, gradient, aspect_hi)
-        if len(row) > len(got):
-            got = row
-        if fans and not got and sizes and cards_in[id(blob)] <= FAN_MOST_CARDS and blob.fill >= FAN_FILL:
+        got = [] if sizes and cards_in[id(blob)] < TWO_CARDS else \
+            cut_blob(blob, alone, sizes, gradient, aspect, aspect_lo, aspect_hi, budget)
+        # a fan spread little is hardly larger than a card: too small to hold two, it is
+        # still a region for its top card to be looked for in
+        if fans and not got and sizes and FAN_LEAST_CARDS <= cards_in[id(blob)] <= FAN_MOST_CARDS \
+                and blob.fill >= FAN_FILL:
             last_resort.append((order_corners(cv2.boxPoints(cv2.minAreaRect(c))), REGION_SCORE))
         if contrast_in is edges:
             pieces.extend((q, s) for q, s in got if rim_support(edges, q) >= RIM_SUPPORT)
@@ -381,6 +373,23 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
             least = PAPER_PIECE_CONTRAST if contrast_in is paper_p else PIECE_CONTRAST
             pieces.extend((q, s) for q, s in got if edge_contrast(contrast_in, q, step) >= least)
     return pieces, unlike_pieces, last_resort
+
+
+def cut_blob(blob: Blob, alone: list, sizes: CardSizes | None, gradient: SeamGradient,
+             aspect: float | None, aspect_lo: float, aspect_hi: float, budget: list) -> list:
+    """The cards a region of several is cut into: the cut that parts the most of them."""
+    c = blob.contour
+    # one card found alone may itself be two: its size bounds pieces only when others agree
+    bound = _card_size(sizes, c) if len(alone) >= 2 else (0.0, 0.0)
+    got = split_blob(c, *bound, aspect_lo, aspect_hi, budget=budget)
+    if not got and aspect:
+        got = split_evenly(c, aspect)
+    if sizes and blob.closed:
+        peeled = peel_strip(c, gradient, sizes)
+        if len(peeled) > len(got):
+            got = peeled
+    row = cut_row(c, gradient, aspect_hi)
+    return row if len(row) > len(got) else got
 
 
 def _overlaps(quad: np.ndarray, found: list[tuple[np.ndarray, float]]) -> bool:

@@ -125,6 +125,15 @@ def test_on_a_rendered_table_a_fan_no_cut_parts_is_searched_for_its_top_card(mon
     assert not _top_found(development_table, "medium", 39, seed=11)
 
 
+def test_on_a_rendered_table_a_fan_hardly_larger_than_a_card_is_searched_for_its_top_card(
+        monkeypatch, development_table):
+    # (spread little, the fan is one region too small to hold two cards, which nothing cuts:
+    # before such regions were handed on too, nothing was found there)
+    assert _top_found(development_table, "hard", 43, seed=11)
+    monkeypatch.setattr(find, "FAN_LEAST_CARDS", 99.0)
+    assert not _top_found(development_table, "hard", 43, seed=11)
+
+
 def _with_region(monkeypatch, analyzer, scene, cards):
     """The analyser with the outlines the finder gives the `cards` ((kind, colours)) of `scene`
     replaced by one region's (`find.REGION_SCORE`) about them all; that region's corners."""
