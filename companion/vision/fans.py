@@ -86,7 +86,12 @@ def _top_card(gray: np.ndarray, region: CardOutline, short: float, long_: float)
     """The fan's top card in or about `region` (`card_on_edges`), unless the finder's
     outline lies on edges as well as it: a back outlined well (a card alone) is left as
     it is, and one outlined by its printed frame is grown to its edge."""
-    found = card_on_edges(gray, region, short, long_)
+    tried = [card_on_edges(gray, region, short, long_)]
+    if region.area < short * long_:
+        # the face cards around may lie nearer the camera and look larger than the fan's:
+        # an outline smaller than theirs (one of the fan's cards, most often) is sized too
+        tried.append(card_on_edges(gray, region, region.short_side, region.long_side))
+    found = max((t for t in tried if t is not None), key=lambda t: t[1], default=None)
     if found is None:
         return None
     best, support, edges = found

@@ -24,17 +24,19 @@ def _reading(corners, kind="middle") -> CardReading:
                        [], 0.9)
 
 
+def _fan_card(k) -> np.ndarray:
+    """The k-th card of the fan: turned about a point near its end, 12 degrees past the last."""
+    turn = -70.0 + 12.0 * k
+    a = np.deg2rad(turn)
+    return _card(np.array([250.0, 250.0]) - np.array([np.cos(a), np.sin(a)]) * LONG * 0.35, turn)
+
+
 @pytest.fixture
 def fan_picture():
     """Six backs turned about a point near their ends, the last on top; two face cards beside."""
     image = np.full((400, 500, 3), (120, 125, 130), np.uint8)
     image += np.random.default_rng(3).integers(0, 6, image.shape, dtype=np.uint8)
-    pivot = np.array([250.0, 250.0])
-    cards = []
-    for k in range(6):
-        turn = -70.0 + 12.0 * k
-        a = np.deg2rad(turn)
-        cards.append(_card(pivot - np.array([np.cos(a), np.sin(a)]) * LONG * 0.35, turn))
+    cards = [_fan_card(k) for k in range(6)]
     for corners in cards:   # a dark back whose paper shows as a pale rim along its edge
         c = np.round(corners).astype(np.int32)
         cv2.fillConvexPoly(image, c, (40, 90, 30))
@@ -60,6 +62,18 @@ def test_a_back_outlined_right_or_with_no_face_card_to_size_it_is_left_alone(fan
     assert top_cards_of_fans(image, faces + [right])[-1] is right
     alone = _reading(whole, "back")
     assert top_cards_of_fans(image, [alone])[0] is alone
+
+
+def test_a_back_outlined_on_a_card_beneath_is_given_the_top_cards_outline_at_its_own_size(fan_picture):
+    image, top, whole, faces = fan_picture
+    # the face cards lie nearer the camera than the fan and look larger: their size fits no
+    # card of it, while the outline on a card beneath the top one has the fan's own size
+    centres = [f.outline.centre for f in faces]
+    nearer = [_reading(c + (f.outline.corners - c) * 1.4) for f, c in zip(faces, centres)]
+    beneath = _reading(_fan_card(0), "back")
+    assert polygon_iou(beneath.outline.corners, top) < 0.5
+    got = top_cards_of_fans(image, nearer + [beneath])
+    assert polygon_iou(got[-1].outline.corners, top) > 0.8
 
 
 def _recogniser(kind, asked):
