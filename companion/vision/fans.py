@@ -26,6 +26,7 @@ from .quads import signed_inside
 from .recognise import CardReading
 
 FAN_AREA = 1.0        # a back outline this many cards large is a fan's (or a misfit of one)
+UNREAD_AREA = 0.5     # an outline read as no card this many cards large may be a misfit of a fan
 SEARCHED_AREA = 1.3   # cards: a back outline smaller than a fan's is searched as this much about it
 NEIGHBOURS = 3        # face cards nearest the back whose size a card there has
 COARSE_TURN = 6.0     # degrees between the rectangles first tried
@@ -49,8 +50,8 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: Se
 
     `unread`: the finder's outlines that were read as no card, with `recognise` (the
     analyser's outlines -> readings).  A fit across a whole fan is nobody's outline and
-    often reads as nothing; the top card found in one larger than a card is read, and
-    kept if it is a back.  Without face cards nothing says how large a card is: nothing
+    often reads as nothing (as does a fit across a part of one); the top card found in one
+    at least half a card large is read, and kept if it is a back.  Without face cards nothing says how large a card is: nothing
     changes."""
     faces = [r for r in readings if r.kind not in ("back", "unknown")]
     fans = [i for i, r in enumerate(readings) if r.kind == "back"]
@@ -66,7 +67,7 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: Se
     tops = []
     for outline in unread if recognise else ():
         short, long_ = card_size_near(outline.centre, faces)
-        if outline.area >= FAN_AREA * short * long_:
+        if outline.area >= UNREAD_AREA * short * long_:
             top = _top_card(gray, outline, short, long_)
             if top is not None and not any(polygon_iou(top.corners, r.outline.corners) > APART for r in out):
                 tops.append(top)

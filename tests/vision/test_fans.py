@@ -96,6 +96,12 @@ def test_a_fan_read_as_no_card_has_its_top_card_read_and_kept_if_a_back(fan_pict
     half = top.mean(axis=0) + (top - top.mean(axis=0)) * 0.5
     assert top_cards_of_fans(image, faces, [CardOutline(half)], _recogniser("back", asked)) == faces
     assert asked == []
+    # ... but one most of a card large, lying across the fan (the finder's misfit), is
+    asked.clear()
+    across = _fan_card(3)
+    across = across.mean(axis=0) + (across - across.mean(axis=0)) * 0.85
+    got = top_cards_of_fans(image, faces, [CardOutline(across)], _recogniser("back", asked))
+    assert polygon_iou(got[-1].outline.corners, top) > 0.8
 
 
 def test_a_back_outlined_by_the_frame_printed_inside_its_edge_is_given_the_cards_outline(fan_picture):
