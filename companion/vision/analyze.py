@@ -68,11 +68,12 @@ class Analyzer:
         there (a watched table's cards whose pixels did not change, `with_known_cards`)."""
         image, outlines = self.find(image, unlike_table, picture)
         outlines = with_known_cards(outlines, known or [])
-        recognise = self._frame_reader(image, outlines)
+        # a region the finder could not cut is no card: the frame is balanced on cards' paper
+        regions = {id(o) for o in outlines if o.score == REGION_SCORE}
+        recognise = self._frame_reader(image, [o for o in outlines if id(o) not in regions])
         readings = faces_where_known(recognise(image, outlines), known or [], image, recognise)
         # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
         # only a fan's top card is looked for in it
-        regions = {id(o) for o in outlines if o.score == REGION_SCORE}
         readings = [r for r in readings if id(r.outline) not in regions]
         read = {id(r.outline) for r in readings}
         unread = [o for o in outlines if id(o) not in read]

@@ -187,3 +187,17 @@ def test_a_region_is_not_read_in_halves(monkeypatch, analyzer, small_scene):
     monkeypatch.setattr(analyze, "pairs_read_apart", spy)
     analyzer.read(image)
     assert not any(np.allclose(o.corners, box) for o in given)
+
+
+def test_a_region_is_not_the_paper_a_frame_is_balanced_on(monkeypatch, analyzer, small_scene):
+    # (a calibrated deck's frame is white-balanced on its cards' paper: a fan's green is none)
+    image, box = _with_region(monkeypatch, analyzer, small_scene, [("middle", ["green", "yellow"])])
+    balanced_on = []
+    real = analyzer._frame_reader
+
+    def spy(image, outlines):
+        balanced_on.extend(outlines)
+        return real(image, outlines)
+    monkeypatch.setattr(analyzer, "_frame_reader", spy)
+    analyzer.read(image)
+    assert balanced_on and not any(np.allclose(o.corners, box) for o in balanced_on)
