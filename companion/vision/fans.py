@@ -51,8 +51,8 @@ def top_cards_of_fans(image: np.ndarray, readings: list[CardReading], unread: Se
     `unread`: the finder's outlines that were read as no card, with `recognise` (the
     analyser's outlines -> readings).  A fit across a whole fan is nobody's outline and
     often reads as nothing (as does a fit across a part of one); the top card found in one
-    at least half a card large is read, and kept if it is a back.  Without face cards nothing says how large a card is: nothing
-    changes."""
+    at least half a card large is read, and kept if it is a back.  Without face cards
+    nothing says how large a card is: nothing changes."""
     faces = [r for r in readings if r.kind not in ("back", "unknown")]
     fans = [i for i, r in enumerate(readings) if r.kind == "back"]
     if not faces or not (fans or (unread and recognise)):
