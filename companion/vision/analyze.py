@@ -15,12 +15,12 @@ from companion.game.deck import load_deck
 from .assemble import Snake, TableCard, assemble
 from .bodies import cards_by_bodies
 from .cloth import cloth_cells
+from .colour_groups import colours_by_groups
 from .deck_counts import within_the_deck
 from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
 from .find import REGION_SCORE, find_cards
-from .colour_groups import colours_by_groups
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
@@ -68,12 +68,11 @@ class Analyzer:
         there (a watched table's cards whose pixels did not change, `with_known_cards`)."""
         image, outlines = self.find(image, unlike_table, picture)
         outlines = with_known_cards(outlines, known or [])
-        # a region the finder could not cut is no card: the frame is balanced on cards' paper
+        # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
+        # the frame is not balanced on it, and only a fan's top card is looked for in it
         regions = {id(o) for o in outlines if o.score == REGION_SCORE}
         recognise = self._frame_reader(image, [o for o in outlines if id(o) not in regions])
         readings = faces_where_known(recognise(image, outlines), known or [], image, recognise)
-        # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
-        # only a fan's top card is looked for in it
         readings = [r for r in readings if id(r.outline) not in regions]
         read = {id(r.outline) for r in readings}
         unread = [o for o in outlines if id(o) not in read]
