@@ -88,9 +88,9 @@ def _top_card(gray: np.ndarray, region: CardOutline, short: float, long_: float)
     outline lies on edges as well as it: a back outlined well (a card alone) is left as
     it is, and one outlined by its printed frame is grown to its edge."""
     tried = [card_on_edges(gray, region, short, long_)]
-    if region.area < short * long_:
+    if region.area < FAN_AREA * short * long_:
         # the face cards around may lie nearer the camera and look larger than the fan's:
-        # an outline smaller than theirs (one of the fan's cards, most often) is sized too
+        # an outline of one card, not a fan's (one of the fan's cards, most often), sizes it too
         tried.append(card_on_edges(gray, region, region.short_side, region.long_side))
     found = max((t for t in tried if t is not None), key=lambda t: t[1], default=None)
     if found is None:
