@@ -34,6 +34,7 @@ DOUBT = 0.3        # an end whose second likeliest colour is this likely against
 SURE = 0.9         # an end read this surely shows where its colour lies in this picture
 SURE_ENDS = 2      # ... and this many of them, at least
 FAR = 15.0         # balanced a, b units from a colour's sure ends: not that colour
+CARD_LIKE_OUTLINE = 0.9   # a finder's score (`CardOutline.score`) of an outline fitted as well as a card's
 # Other colourings of a card worth reporting (`alternatives`): at most this many, each at
 # least this likely against the colouring read
 ALTERNATIVES = 2
@@ -362,10 +363,12 @@ class Recogniser:
         return out
 
     def believed_kinds(self, p_kind: np.ndarray, feats: np.ndarray, p_edge: np.ndarray,
-                       turns: list[int], edge_rows: np.ndarray) -> list[str]:
+                       turns: list[int], edge_rows: np.ndarray, scores: list[float] | None = None
+                       ) -> list[str]:
         """The kind model's guesses after the checks: a face guess whose evidence, taken
         together, is unlike a true face's (`face_surprise`) is a card we do not know; an
-        unsure `unknown` is none."""
+        unsure `unknown` is none, unless the finder fitted its outline as well as a card's
+        (`scores`, the outlines' `CardOutline.score`): the model sees only what lies inside."""
         named = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
         groups = [end_group(k) for k in named]
         surprise = (face_surprise(self.face_evidence(p_kind, feats, p_edge, turns, named, edge_rows), groups,
@@ -375,7 +378,8 @@ class Recogniser:
         for i, kind in enumerate(named):
             if kind in FACE_KINDS and surprise[i] > self.max_surprise[groups[i]]:
                 kinds[i] = "unknown"
-            elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability:
+            elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability and \
+                    (scores is None or scores[i] < CARD_LIKE_OUTLINE):
                 kinds[i] = "none"
         return kinds
 
@@ -396,7 +400,7 @@ class Recogniser:
             return []
         edge_rows, p_edge, turns, feats = evidence or self.evidence(image, outlines)
         p_kind = probabilities(self.kind, feats)
-        kinds = self.believed_kinds(p_kind, feats, p_edge, turns, edge_rows)
+        kinds = self.believed_kinds(p_kind, feats, p_edge, turns, edge_rows, [o.score for o in outlines])
         faces = [j for j, k in enumerate(self.kinds) if k in FACE_KINDS]
 
         # colours for every connecting end of the face cards, in one batch
