@@ -5,6 +5,8 @@ They live in ../shared/real_photos beside the repository; without them these tes
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / ".." / "shared" / "real_photos"
@@ -39,8 +41,11 @@ def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
 # passing (after `companion train`) is news to write down here.  (005's cards have all been
 # found since a long outline of one card's area is no longer taken for two cards, 2026-12-05.)  (014's five cards used to
 # count as found: two guessed rectangles of bare cloth stood in for the king it misses.)
-CARDS_MISSED = {"cards/002.jpg", "cards/004.jpg", "cards/009.jpg", "cards/013.jpg",
-                "cards/014.jpg", "cards/017.jpg", "cards/018.jpg"}
+# (002, 013 and 014 pass since an unsure `unknown` whose outline the finder fitted as well as
+# a card's stays a card, 2026-12-06; 004 reached its count then only with two printed diamonds
+# of a card it misses, and counts card-sized outlines only since.)
+CARDS_MISSED = {"cards/004.jpg", "cards/009.jpg", "cards/017.jpg", "cards/018.jpg"}
+SYMBOL_AREA = 0.3   # of the median outline's area: a symbol printed on a card, not a card
 ROOMS_WITH_FALSE_CARDS = {"negatives/003.jpg", "negatives/004.jpg"}
 
 
@@ -49,11 +54,14 @@ def _known_gaps(folder, failing, reason):
                          if e["file"] in failing else ()) for e in _entries(folder)]
 
 
-@pytest.mark.parametrize("entry", _known_gaps("cards/", CARDS_MISSED, "real photos: in 15 of 22 photos every "
+@pytest.mark.parametrize("entry", _known_gaps("cards/", CARDS_MISSED, "real photos: in 18 of 22 photos every "
                                               "real card is found (8 to 17 between training sets)"))
 def test_other_games_cards_are_all_found(entry, analyzer):
     found = [c for c in _analyse(analyzer, entry)["cards"] if c["kind"] == "unknown"]
-    assert len(found) >= entry["cards_visible"]
+    areas = [cv2.contourArea(np.array(c["corners"], np.float32)) for c in found]
+    # one game's cards are of one size, give or take the view's perspective
+    cards = [a for a in areas if a >= SYMBOL_AREA * np.median(areas)] if areas else []
+    assert len(cards) >= entry["cards_visible"]
 
 
 @pytest.mark.parametrize("entry", _known_gaps("negatives/", ROOMS_WITH_FALSE_CARDS, "real photos: 2 of 6 rooms "

@@ -1,4 +1,6 @@
 """Recognition on renders: kinds, end colours and where the ends are; foreign cards are unknown."""
+from dataclasses import replace
+
 import cv2
 import pytest
 import numpy as np
@@ -64,7 +66,7 @@ def test_another_games_card_is_unknown(analyzer):
 
 
 def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
-    from companion.vision.recognise import Recogniser
+    from companion.vision.recognise import CARD_LIKE_OUTLINE, Recogniser
 
     rec = analyzer.recogniser
     outlines = [r.outline for r in analyzer.read(small_scene.image)]
@@ -78,7 +80,11 @@ def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
     foreign = [r.outline for r in analyzer.read(table)]
     assert len(foreign) == 4
     sceptic = Recogniser({**models, "thresholds": {"min_unknown_probability": 1.01}})
-    assert sceptic.recognise(table, foreign) == []
+    loose = [replace(o, score=CARD_LIKE_OUTLINE - 0.1) for o in foreign]
+    assert sceptic.recognise(table, loose) == []
+    # ... unless the finder fitted the outline as well as a card's: the model sees only inside it
+    fitted = [replace(o, score=CARD_LIKE_OUTLINE) for o in foreign]
+    assert [r.kind for r in sceptic.recognise(table, fitted)] == ["unknown"] * 4
 
 
 def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer):
