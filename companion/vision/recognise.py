@@ -29,12 +29,12 @@ MODEL_FILE = "recognition.joblib"
 KINDS = ("head", "tail", "middle", "rainbow_head", "rainbow_tail", "back", "unknown", "none")
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 FACE_KINDS = ("middle",) + ONE_END
+CARD_LIKE_OUTLINE = 0.9   # a finder's score (`CardOutline.score`) of an outline fitted as well as a card's
 # Ends settled by the table's own colours (`colours_by_the_table`):
 DOUBT = 0.3        # an end whose second likeliest colour is this likely against its likeliest
 SURE = 0.9         # an end read this surely shows where its colour lies in this picture
 SURE_ENDS = 2      # ... and this many of them, at least
 FAR = 15.0         # balanced a, b units from a colour's sure ends: not that colour
-CARD_LIKE_OUTLINE = 0.9   # a finder's score (`CardOutline.score`) of an outline fitted as well as a card's
 # Other colourings of a card worth reporting (`alternatives`): at most this many, each at
 # least this likely against the colouring read
 ALTERNATIVES = 2

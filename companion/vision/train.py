@@ -567,7 +567,8 @@ models' conviction among the tune set's faces), and the pieces' tail shares are 
 guess more surprising than the bar its group's true faces clear {FACE_KEPT:.0%} of the time is
 reported `unknown`; none of this needs an example of another game's card.  An
 `unknown` guess below the unknown probability (the one with the fewest errors) is
-dropped as not a card.  Both are chosen on {report.get('tune_scenes', 0)} scenes of their own (purpose "tune", training
+dropped as not a card, unless the finder fitted its outline as well as a card's
+(`companion.vision.recognise.CARD_LIKE_OUTLINE`).  Both are chosen on {report.get('tune_scenes', 0)} scenes of their own (purpose "tune", training
 styles) and {report.get('tune_foreign_scenes', 0)} more rich in other games' cards, neither fitted nor scored on
 (`choose_thresholds`).
 
