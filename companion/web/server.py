@@ -183,5 +183,5 @@ def demo(host: str, port: int, pace: float, data_dir: str | None = None,
         service.stop_feed()
         if not data_dir:    # a demo's games were never meant to outlive it
             demo.join(timeout=5)
-            service.store.close()
+            service.close()
             shutil.rmtree(folder, ignore_errors=True)

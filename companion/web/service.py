@@ -58,6 +58,7 @@ class GameService:
         self.tracker_desync = False
         self.feed_error: str | None = None
         self._lock = threading.RLock()
+        self._closed = False
         self._views: dict[str, tuple[int, GameView]] = {}
         self._counts: dict[str, tuple[int, DrawPileCounts]] = {}
         self.advisor = DashboardAdvisor(self.deck)
@@ -202,6 +203,8 @@ class GameService:
 
     def _publish_advice(self, game: Game, seq: int) -> None:
         with self._lock:
+            if self._closed:    # badges that came after the service was closed tell no one
+                return
             view = self.view(game)
             # a newer event carries newer badges anyway; a table the rules cannot read has none
             if view.last_seq == seq and self.counts(game, view).completable_by(0) is not None:
@@ -383,6 +386,14 @@ class GameService:
         thread = self._feed_thread
         if thread is not None:
             thread.join(timeout)
+
+    def close(self) -> None:
+        """Stop the feed and the advisor's workers and close the store, for good."""
+        self.stop_feed()
+        self.advisor.close()
+        with self._lock:
+            self._closed = True
+            self.store.close()
 
     def stop_feed(self) -> None:
         feed, thread = self._feed, self._feed_thread

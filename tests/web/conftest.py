@@ -18,8 +18,7 @@ def sample_record() -> dict:
 def service(tmp_path):
     svc = open_service(tmp_path / "data")
     yield svc
-    svc.stop_feed()
-    svc.store.close()
+    svc.close()
 
 
 @pytest.fixture

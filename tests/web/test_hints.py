@@ -251,3 +251,18 @@ def test_a_whole_snake_waiting_to_be_collected_is_badged_as_such(client, service
     assert 'class="badge whole"' in html and "a whole snake: collect it!" in html
     assert html.count('class="badge ') == 2
     assert "no single card left completes it" in html   # the lone middle needs two more cards
+
+
+def test_badges_that_come_after_the_service_is_closed_tell_no_one(tmp_path):
+    """The badge worker publishes late numbers from a thread of its own: when they come after
+    the service was closed (a server stopping, a demo's games cleared away), they are dropped,
+    never a traceback about a closed database."""
+    from companion.web.app import open_service
+    service = open_service(tmp_path / "data")
+    g = service.new_game(["Ann", "Ben"], "upload")
+    service.observe(g, [["H-red", "M-red-blue"]])
+    seq = service.view(g).last_seq
+    watching = service.bus.subscribe()
+    service.close()
+    service._publish_advice(g, seq)     # what the worker's thread does with numbers come late
+    assert watching.empty()
