@@ -253,12 +253,10 @@ def test_a_whole_snake_waiting_to_be_collected_is_badged_as_such(client, service
     assert "no single card left completes it" in html   # the lone middle needs two more cards
 
 
-def test_badges_that_come_after_the_service_is_closed_tell_no_one(tmp_path):
+def test_badges_that_come_after_the_service_is_closed_tell_no_one(service):
     """The badge worker publishes late numbers from a thread of its own: when they come after
     the service was closed (a server stopping, a demo's games cleared away), they are dropped,
     never a traceback about a closed database."""
-    from companion.web.app import open_service
-    service = open_service(tmp_path / "data")
     g = service.new_game(["Ann", "Ben"], "upload")
     service.observe(g, [["H-red", "M-red-blue"]])
     seq = service.view(g).last_seq
