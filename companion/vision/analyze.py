@@ -28,7 +28,6 @@ from .quads import straight_sides
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
                         distinct_middle_colours)
 from .refit import doubted_faces_refitted, faces_read_apart, pairs_read_apart, refit_oversized_faces
-from .rows import rows_cut_again
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
@@ -92,8 +91,6 @@ class Analyzer:
         readings = extend_snakes(image, readings, recognise, self.deck)
         # a face read as `unknown` for an outline off its card: read again about it
         readings = doubted_faces_refitted(image, readings, recognise)
-        # a straight row cut at the wrong seams: cut again where its cards read surer
-        readings = rows_cut_again(image, readings, recognise)
         # what no face's evidence vouches for is a card only by its shape
         readings = without_blobs(image, readings)
         readings = distinct_middle_colours(readings, self.recogniser.colours)
