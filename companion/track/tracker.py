@@ -60,6 +60,8 @@ __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
 TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
 PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
+# of a card's outline, what a new card never read beside it must cover to be it read otherwise
+OTHER_READING_SHARE = 0.25
 
 
 @dataclass
@@ -382,12 +384,20 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
         # A card first seen now, in fewer of the readings than a settled card it mostly lies
-        # on, is that card misread where a reading missed it: cards are laid beside cards.
+        # on, is that card misread where a reading missed it: cards are laid beside cards.  So
+        # is one seen as often, lying well over it, in none of the readings that saw it: the
+        # two are one card read two ways (an outline cut across it, read as another card).
         placed = {t for chain in self.chains for t in chain}
-        present -= {t for t in present - known if any(
-            presence[u] > presence[t]
-            and outline_share(self.tracks[u].corners, self.tracks[t].corners) >= SAME_PLACE
-            for u in present & placed)}
+        seen_in = [set(pairs.values()) for pairs in pairings]
+
+        def misread_of(t: int, u: int) -> bool:
+            share = outline_share(self.tracks[u].corners, self.tracks[t].corners)
+            if presence[u] > presence[t]:
+                return share >= SAME_PLACE
+            return presence[u] == presence[t] and share >= OTHER_READING_SHARE \
+                and not any({t, u} <= seen for seen in seen_in)
+
+        present -= {t for t in present - known if any(misread_of(t, u) for u in present & placed)}
         self._looks.update(present)
         waited, self._waiting = {**self._waiting_unseen, **self._waiting}, {}   # with their votes
         self._waited_window = None
@@ -396,7 +406,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         # in one reading says nothing about whether it touches its neighbour.  The readings
         # of the tables a waiting card was left unjudged in vote on its links too: one still
         # picture misses or misreads a card's link the same way in every frame.
-        seen_in = [set(pairs.values()) for pairs in pairings]
         carried, self._waiting_votes = self._waiting_votes, {}
         self._link_votes = {e: (links[e] + carried.get(e, (0, 0))[0],
                                 sum(e <= seen for seen in seen_in) + carried.get(e, (0, 0))[1])
