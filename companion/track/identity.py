@@ -36,6 +36,10 @@ SAME_CARD_SLACK = 1.5   # card sizes a card read the same may lie from where its
 TURNED_DEGREES = 25.0   # a card's outline turned further than this was turned on the table
 RUN_CARDS_PER_SLIP = 4  # a chain carried far is recognised with one card in so many read otherwise
 RUN_CARDS_PER_MISREAD = 3   # ... or in so many, read as a misreading could make it (`misread_of`)
+# card sizes from where a push puts a card that a card read the same may lie: of two pushes
+# landing as many cards, the one that brings more near a look-alike (a snake squeezed as it
+# was pushed) wins before the one that moves less
+NEAR_LANDING = 0.75
 PUSH_COST = 0.1        # per card size a card's snake is pushed: breaks ties towards stillness
 _FAR = 1e6
 
@@ -204,11 +208,12 @@ def _chain_motions(tracks: list[Track], seen: list[SeenCard], same: np.ndarray, 
         if not proposals:
             continue
 
-        def rank(motion: Motion) -> tuple[int, float]:
+        def rank(motion: Motion) -> tuple[int, int, float]:
             moved = motion(centres_t[members])
-            landed = np.linalg.norm(centres_s[None, :, :] - moved[:, None, :], axis=2) < 0.3 * size
+            off = np.linalg.norm(centres_s[None, :, :] - moved[:, None, :], axis=2)
             movement = float(np.linalg.norm(moved - centres_t[members], axis=1).sum())
-            return int((landed & same[members]).any(axis=1).sum()), -movement
+            return int(((off < 0.3 * size) & same[members]).any(axis=1).sum()), \
+                int(((off < NEAR_LANDING * size) & same[members]).any(axis=1).sum()), -movement
         best = max(proposals, key=rank)
         for t in chain:
             motions[t] = best

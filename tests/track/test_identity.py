@@ -51,6 +51,19 @@ def test_a_card_of_a_chain_that_stayed_does_not_take_a_look_alike_laid_beside_it
     assert match_sightings(tracks, reading, DECK, [[0, 1]]) == {10: 0}
 
 
+def test_a_short_snake_squeezed_as_it_was_pushed_keeps_its_card_from_a_copy_laid_where_it_lay():
+    # the two cards of a snake lay a little apart; pushed together along the table to make
+    # room, and a copy of the middle laid where the middle lay.  Each card alone proposes
+    # its own push (the tail the true one, the middle to stay on its copy), and the squeeze
+    # lands neither on the other's; the true push brings the middle near a card read like
+    # it, staying put leaves the tail far from its: the middle went with the tail
+    tracks = [track(0, "T-yellow", 100, 100), track(1, "M-orange-yellow", 180, 100)]
+    cards = (seen(10, "T-yellow", 30, 100), seen(11, "M-yellow-orange", 88, 100),
+             seen(12, "M-orange-yellow", 180, 100))
+    reading = Reading(cards, ((10, 11, 12),))
+    assert match_sightings(tracks, reading, DECK, [[0, 1]]) == {10: 0, 11: 1}
+
+
 def test_a_card_cut_off_from_its_neighbours_where_a_wrong_push_put_it_rejoins_them():
     # a long snake carried far (its second card missed), and a look-alike of one of its cards
     # left near that card's old place: the push that card alone proposes puts it on the
