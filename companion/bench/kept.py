@@ -8,14 +8,14 @@ fingerprint of what a reading depends on (the vision's code and models, the cali
 code, the renderer), so that a change to them starts afresh rather than replay readings the
 new vision would not make.
 
-Three things a replay cannot know, and what it does about them:
+Three things a reading depends on besides its picture, and what a replay does about them:
 
 - what a frame was read against: the empty table the tracker learns from the pictures it
   reads (`track.background`).  A tracker that reads other frames than before learns it from
   other pictures; a frame read before still gets the reading made then.
 - which settled cards the reader was told lie unchanged (`Tracker._unchanged_cards`): a
-  tracker that settles other tables tells it other cards; a frame read before still gets
-  the reading made then.
+  tracker that settles other tables tells it other cards.  A reading is kept under its frame
+  and the outlines it was told (`reading_key`), so such a frame is read afresh.
 - how long the vision takes: a game with any reading replayed has no frame rate (None).
 """
 from __future__ import annotations
@@ -25,6 +25,8 @@ import hashlib
 import json
 from pathlib import Path
 from typing import Any, Callable
+
+import numpy as np
 
 PACKAGE = Path(__file__).resolve().parents[1]
 # what a reading depends on: the code that reads pictures, the models and deck it loads, the
@@ -49,6 +51,14 @@ def readings_file(folder: str | Path, game_seed: int, calibrated: bool, fingerpr
     return Path(folder) / fingerprint / name
 
 
+def reading_key(frame: int, known: list | None) -> str:
+    """A kept reading's name: its frame, and a digest of the known outlines it was told."""
+    if not known:
+        return str(frame)
+    corners = np.round(np.asarray(known, np.float64).reshape(-1, 8), 1)
+    return f"{frame}:{hashlib.sha256(corners.tobytes()).hexdigest()[:12]}"
+
+
 class KeptReadings:
     """`analyze` with its readings kept in `path`, one per frame: set `frame` before each
     frame is fed (as the bench's oracle is told).  Use as the analyser of a `TableReader`."""
@@ -67,7 +77,7 @@ class KeptReadings:
             pass   # none kept yet, or a damaged file: read afresh, and written again whole
 
     def __call__(self, image, **kwargs) -> dict:
-        key = str(self.frame)
+        key = reading_key(self.frame, kwargs.get("known"))
         if key in self._readings:
             self.replayed += 1
         else:

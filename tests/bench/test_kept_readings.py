@@ -113,3 +113,22 @@ def test_a_replayed_game_is_followed_as_it_was_without_analysing(tmp_path):
     replayed, _, _ = follow_video(video, truth["players"], TableReader(again), None, finished=False, kept=again)
     assert again.analysed == 0 and again.replayed == first.analysed
     assert replayed["moves"] == account["moves"]
+
+
+def test_a_frame_told_other_known_cards_is_read_afresh(tmp_path):
+    # a changed tracker may tell the reader other settled cards for a frame read before:
+    # the reading kept for that frame answered another question
+    path = tmp_path / "game-1.json.gz"
+    calls: list[int] = []
+    square = [np.array([[0, 0], [10, 0], [10, 20], [0, 20]], float)]
+    first = KeptReadings(_counting(calls), path)
+    first.frame = 5
+    first(np.full((2, 2), 5, np.uint8), known=square)
+    first.save()
+    again = KeptReadings(_counting(calls), path)
+    again.frame = 5
+    again(np.full((2, 2), 5, np.uint8), known=square)
+    assert again.replayed == 1 and calls == [5]
+    again(np.full((2, 2), 6, np.uint8), known=[square[0] + 40])
+    again(np.full((2, 2), 7, np.uint8))
+    assert again.analysed == 2 and calls == [5, 6, 7]
