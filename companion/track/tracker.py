@@ -60,7 +60,8 @@ __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
 TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
 PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
-# of a card's outline, what a new card never read beside it must cover to be it read otherwise
+# of a settled card's outline, what a new card never seen in the same reading must cover to be
+# that card read otherwise
 OTHER_READING_SHARE = 0.25
 
 
@@ -385,8 +386,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         present = {t for t, k in presence.items() if k >= n / 2}
         # A card first seen now, in fewer of the readings than a settled card it mostly lies
         # on, is that card misread where a reading missed it: cards are laid beside cards.  So
-        # is one seen as often, lying well over it, in none of the readings that saw it: the
-        # two are one card read two ways (an outline cut across it, read as another card).
+        # is one seen as often, lying over a good part of it, but never in a reading that saw
+        # it: the two are one card read two ways (an outline cut across it, read as another).
         placed = {t for chain in self.chains for t in chain}
         seen_in = [set(pairs.values()) for pairs in pairings]
 

@@ -56,7 +56,7 @@ def test_a_short_snake_squeezed_as_it_was_pushed_keeps_its_card_from_a_copy_laid
     # room, and a copy of the middle laid where the middle lay.  Each card alone proposes
     # its own push (the tail the true one, the middle to stay on its copy), and the squeeze
     # lands neither on the other's; the true push brings the middle near a card read like
-    # it, staying put leaves the tail far from its: the middle went with the tail
+    # it, while staying put leaves the tail far from its own: the middle went with the tail
     tracks = [track(0, "T-yellow", 100, 100), track(1, "M-orange-yellow", 180, 100)]
     cards = (seen(10, "T-yellow", 30, 100), seen(11, "M-yellow-orange", 88, 100),
              seen(12, "M-orange-yellow", 180, 100))
