@@ -11,6 +11,8 @@ gating, analysis, settling, referee.  Reported per game and overall:
   move is right when its card (deck identity), action and verdict (legal and
   code) are;
 - phantom moves: tracked moves aligned with no true move;
+- with `--json`, each game's `lost` moves: every true move not tracked right beside what
+  was tracked in its place, to find where a game went wrong;
 - frames per second over the 1280x720 video, decoding included, on one core
   (process CPU time, single-threaded OpenCV).
 
@@ -58,8 +60,9 @@ def move_key(move: dict, deck) -> tuple:
     return (ident, move.get("action"), bool(move.get("legal")), move.get("code"))
 
 
-def align(truth: list[tuple], found: list[tuple]) -> dict[str, int]:
-    """Edit alignment of two move lists: right, wrong (substituted), missed, phantom."""
+def aligned(truth: list[tuple], found: list[tuple]) -> list[tuple[int | None, int | None]]:
+    """Edit alignment of two move lists, in order: (truth index, found index) pairs, None on
+    the side a move is missing from (a missed move, a phantom move)."""
     n, m = len(truth), len(found)
     cost = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n + 1):
@@ -70,18 +73,33 @@ def align(truth: list[tuple], found: list[tuple]) -> dict[str, int]:
         for j in range(1, m + 1):
             cost[i][j] = min(cost[i - 1][j - 1] + (truth[i - 1] != found[j - 1]),
                              cost[i - 1][j] + 1, cost[i][j - 1] + 1)
-    out = {"right": 0, "wrong": 0, "missed": 0, "phantom": 0}
+    pairs: list[tuple[int | None, int | None]] = []
     i, j = n, m
     while i or j:
         if i and j and cost[i][j] == cost[i - 1][j - 1] + (truth[i - 1] != found[j - 1]):
-            out["right" if truth[i - 1] == found[j - 1] else "wrong"] += 1
+            pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
         elif i and cost[i][j] == cost[i - 1][j] + 1:
-            out["missed"] += 1
+            pairs.append((i - 1, None))
             i -= 1
         else:
-            out["phantom"] += 1
+            pairs.append((None, j - 1))
             j -= 1
+    return pairs[::-1]
+
+
+def align(truth: list[tuple], found: list[tuple],
+          pairs: list[tuple[int | None, int | None]] | None = None) -> dict[str, int]:
+    """The alignment's counts (`pairs`, when made already): right, wrong (substituted),
+    missed, phantom."""
+    out = {"right": 0, "wrong": 0, "missed": 0, "phantom": 0}
+    for i, j in aligned(truth, found) if pairs is None else pairs:
+        if i is None:
+            out["phantom"] += 1
+        elif j is None:
+            out["missed"] += 1
+        else:
+            out["right" if truth[i] == found[j] else "wrong"] += 1
     return out
 
 
@@ -222,15 +240,29 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
     return tracker.account(), seconds, frames
 
 
+def _brief(move: dict | None) -> dict | None:
+    """What a move in the bench's list of lost moves shows: enough to find it in the video."""
+    if move is None:
+        return None
+    return {k: move.get(k) for k in ("frame", "player", "card", "action", "legal", "code")}
+
+
 def judge_game(truth: dict, account: dict, deck) -> dict:
-    want = _truth_moves(truth)
-    summary = truth
-    counts = align([move_key(m, deck) for m in want], [move_key(m, deck) for m in account["moves"]])
-    scores_right = account["scores"] == summary.get("scores") and \
-        sorted(account["winners"]) == sorted(summary.get("winners", []))
-    return {"moves": len(want), "tracked": len(account["moves"]), **counts,
+    """The game's figures, and `lost`: each true move not tracked right beside what was
+    tracked in its place (None: missed, or a phantom move), in the game's order."""
+    want, found = _truth_moves(truth), account["moves"]
+    keys_want, keys_found = [move_key(m, deck) for m in want], [move_key(m, deck) for m in found]
+    pairs = aligned(keys_want, keys_found)
+    counts = align(keys_want, keys_found, pairs)
+    lost = [{"truth": _brief(want[i] if i is not None else None),
+             "tracked": _brief(found[j] if j is not None else None)}
+            for i, j in pairs if i is None or j is None or keys_want[i] != keys_found[j]]
+    scores_right = account["scores"] == truth.get("scores") and \
+        sorted(account["winners"]) == sorted(truth.get("winners", []))
+    return {"moves": len(want), "tracked": len(found), **counts,
             "scores_right": scores_right, "desync": account.get("desync", False),
-            "unreadable": account["frames"]["unreadable"], "analysed": account["frames"]["analysed"]}
+            "unreadable": account["frames"]["unreadable"], "analysed": account["frames"]["analysed"],
+            "lost": lost}
 
 
 # ------------------------------------------------------------------ the bench

@@ -122,3 +122,34 @@ def test_a_bench_stopped_midway_leaves_no_rendered_games_behind(tmp_path):
         _, err = bench.communicate(timeout=30)
     assert bench.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
     assert not list(tmp_path.iterdir())
+
+
+def test_moves_are_aligned_so_that_one_missed_move_does_not_count_every_later_one_wrong():
+    from companion.bench.games import align, aligned
+    truth = ["a", "b", "c", "d", "e"]
+    found = ["a", "c", "x", "e", "f"]           # b missed, d tracked as x, f a phantom move
+    assert aligned(truth, found) == [(0, 0), (1, None), (2, 1), (3, 2), (4, 3), (None, 4)]
+    assert align(truth, found) == {"right": 3, "wrong": 1, "missed": 1, "phantom": 1}
+
+
+def test_a_judged_game_lists_each_move_lost_beside_what_was_tracked_in_its_place():
+    from companion.bench.games import judge_game
+    from companion.game.deck import load_deck
+
+    def move(frame, card, action="new", legal=True, code=None):
+        return {"frame": frame, "player": "P1", "card": card, "action": action, "legal": legal,
+                "code": code, "reason": "..."}
+    truth = {"moves": [move(1, "H-red"), move(2, "M-red-blue", "extend"), move(3, "T-blue", "extend")],
+             "scores": {"P1": 0}, "winners": ["P1"]}
+    account = {"moves": [move(10, "H-red"), move(20, "M-red-blue", "new", False, "could_attach"),
+                         move(30, "T-blue", "extend"), move(35, "M-blue-green")],
+               "scores": {"P1": 0}, "winners": ["P1"], "frames": {"unreadable": 0, "analysed": 8}}
+    result = judge_game(truth, account, load_deck())
+    assert (result["right"], result["wrong"], result["phantom"]) == (2, 1, 1)
+    assert result["lost"] == [
+        {"truth": {"frame": 2, "player": "P1", "card": "M-red-blue", "action": "extend", "legal": True,
+                   "code": None},
+         "tracked": {"frame": 20, "player": "P1", "card": "M-red-blue", "action": "new", "legal": False,
+                     "code": "could_attach"}},
+        {"truth": None, "tracked": {"frame": 35, "player": "P1", "card": "M-blue-green", "action": "new",
+                                    "legal": True, "code": None}}]
