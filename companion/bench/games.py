@@ -241,10 +241,12 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
 
 
 def _brief(move: dict | None) -> dict | None:
-    """What a move in the bench's list of lost moves shows: enough to find it in the video."""
+    """What a move in the bench's list of lost moves shows: enough to find it in the video
+    (a true move's `frame` is the game record's; its `video_frame`, the video's)."""
     if move is None:
         return None
-    return {k: move.get(k) for k in ("frame", "player", "card", "action", "legal", "code")}
+    return {k: move.get(k) for k in ("frame", "video_frame", "player", "card", "action", "legal", "code")
+            if k in move or k != "video_frame"}
 
 
 def judge_game(truth: dict, account: dict, deck) -> dict:

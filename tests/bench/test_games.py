@@ -139,7 +139,8 @@ def test_a_judged_game_lists_each_move_lost_beside_what_was_tracked_in_its_place
     def move(frame, card, action="new", legal=True, code=None):
         return {"frame": frame, "player": "P1", "card": card, "action": action, "legal": legal,
                 "code": code, "reason": "..."}
-    truth = {"moves": [move(1, "H-red"), move(2, "M-red-blue", "extend"), move(3, "T-blue", "extend")],
+    truth = {"moves": [move(1, "H-red"), {**move(2, "M-red-blue", "extend"), "video_frame": 19},
+                       move(3, "T-blue", "extend")],
              "scores": {"P1": 0}, "winners": ["P1"]}
     account = {"moves": [move(10, "H-red"), move(20, "M-red-blue", "new", False, "could_attach"),
                          move(30, "T-blue", "extend"), move(35, "M-blue-green")],
@@ -147,8 +148,8 @@ def test_a_judged_game_lists_each_move_lost_beside_what_was_tracked_in_its_place
     result = judge_game(truth, account, load_deck())
     assert (result["right"], result["wrong"], result["phantom"]) == (2, 1, 1)
     assert result["lost"] == [
-        {"truth": {"frame": 2, "player": "P1", "card": "M-red-blue", "action": "extend", "legal": True,
-                   "code": None},
+        {"truth": {"frame": 2, "video_frame": 19, "player": "P1", "card": "M-red-blue", "action": "extend",
+                   "legal": True, "code": None},
          "tracked": {"frame": 20, "player": "P1", "card": "M-red-blue", "action": "new", "legal": False,
                      "code": "could_attach"}},
         {"truth": None, "tracked": {"frame": 35, "player": "P1", "card": "M-blue-green", "action": "new",
