@@ -245,8 +245,10 @@ def _brief(move: dict | None) -> dict | None:
     (a true move's `frame` is the game record's; its `video_frame`, the video's)."""
     if move is None:
         return None
-    return {k: move.get(k) for k in ("frame", "video_frame", "player", "card", "action", "legal", "code")
-            if k in move or k != "video_frame"}
+    brief = {k: move.get(k) for k in ("frame", "player", "card", "action", "legal", "code")}
+    if "video_frame" in move:
+        brief["video_frame"] = move["video_frame"]
+    return brief
 
 
 def judge_game(truth: dict, account: dict, deck) -> dict:
