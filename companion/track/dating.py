@@ -122,6 +122,7 @@ class SettledPictures:
         self.unmoved_fraction = unmoved_fraction
         self._shots: list[tuple[int, np.ndarray]] = []
         self._before: np.ndarray | None = None   # the picture judged before the judged one
+        self._between: list[tuple[int, np.ndarray]] = []   # the pictures kept between the two
 
     def __len__(self) -> int:
         return len(self._shots)
@@ -146,6 +147,7 @@ class SettledPictures:
     def restart(self, frame: int, small: np.ndarray) -> None:
         """The table was judged from this picture: dating starts again from it."""
         self._before = self._shots[0][1] if self._shots else None
+        self._between = self._shots[1:]
         self._shots = [(frame, small)]
 
     def keep(self, frame: int, small: np.ndarray) -> None:
@@ -175,6 +177,21 @@ class SettledPictures:
                 out[t] = max(changed) + 1
             elif not changed and tests and earlier is not None and not earlier(corners):
                 out[t] = 0
+        return out
+
+    def there_before_judged(self, cards: Mapping[int, Corners], judged: Iterable[Corners],
+                            image_shape) -> dict[int, int]:
+        """Of cards laid in the turn judged last and missed there (`laid_unseen`'s 0), those
+        already lying as in the judged picture in a picture kept between it and the one
+        judged before, while the places of the cards judged there (`judged`) changed after
+        it: card -> that picture's frame.  They were laid a turn before the one judged."""
+        judged = list(judged)
+        out: dict[int, int] = {}
+        for frame, small in self._between:
+            test = self.test(self.judged, image_shape, small)
+            if test is None or not judged or any(test(c) for c in judged):
+                continue
+            out.update({t: frame for t, corners in cards.items() if t not in out and test(corners)})
         return out
 
     def seen_before(self, added: Iterable[int], waited: Mapping[int, int]) -> dict[int, int]:

@@ -131,6 +131,43 @@ class MoveRecord:
         self._rejoined += [{"table_number": k, "found": sorted(cards.values())}
                            for k in range(len(self.history))]
 
+    def _laid_before_judged(self, late: dict[int, int], chains, table, shape) -> set[int]:
+        """Cards found late whose place shows they were laid a turn before the one judged last
+        (`SettledPictures.there_before_judged`), not linked to its card: that turn's table is
+        corrected to hold them, a table of their own is put before it, and the game is judged
+        again.  The cards so placed; they are no longer new."""
+        if len(self.history) < 2:
+            return set()
+        last, previous = self.history[-1], self.history[-2]
+        linked = {t for e in links_of(chains) if e & set(last["added"]) for t in e}
+        cards = {t: self.tracks[t].corners for t, k in late.items() if k == 0 and t not in linked}
+        judged = [self._settled_outlines[t] for t in last["added"] if t in self._settled_outlines]
+        dates = self._pictures.there_before_judged(cards, judged, shape) if cards else {}
+        if not dates or len(last["added"]) != len(judged):
+            return set()
+        placed = set(dates)
+        before, after = self._as_laid(previous, placed, chains, table), self._as_laid(last, placed, chains, table)
+        if before is None or after is None:
+            return set()
+        frame = min(dates.values())
+        kept = list(self.history)
+        self.history[-1] = {**last, "tracks": after[0], "table": after[1],
+                            "evidence": {**last["evidence"], "before": frame}}
+        self.history.insert(len(self.history) - 1, {
+            "frame": frame, "tracks": before[0], "table": before[1],
+            "evidence": {"before": previous["evidence"]["after"], "after": frame},
+            "added": sorted(placed), "taken": []})
+        try:
+            self._rejudge()
+        except Exception:   # the referee cannot make sense of the corrected game: leave it be
+            self.history = kept
+            self._rejudge()
+            return set()
+        self.chains = [list(c) for c in after[0]]
+        self._rejoined.append({"table_number": len(self.history) - 2,
+                               "found": sorted(code_of(self.history[-1], t) for t in placed)})
+        return placed
+
     def _joined_unseen(self, edges: set, still: set, missed: set) -> bool:
         """A link read now, between a card laid in the last judged turn and a card that table's
         reading missed (`missed`), both lying as they did then (`still`): the missed card had

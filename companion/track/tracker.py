@@ -630,6 +630,10 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         earlier: list[TrackEvent] = []   # re-judged already: followers hear of it whatever follows
         try:
             earlier = self._observe_removal(late, taken) if late else []
+            placed = self._laid_before_judged(late_found, chains, table, window.shape) \
+                if late_found and not self.source_gap else set()
+            added = added - placed
+            late_found = {t: k for t, k in late_found.items() if t not in placed}
             steps = self._steps(chains, table, added, taken, gone - hidden, forced, late_found)
             if steps is None:
                 return earlier + self._enter_desync(

@@ -1794,3 +1794,23 @@ def test_a_card_read_as_another_on_an_outline_cut_across_it_is_not_a_second_card
     tracker = Tracker(analyzer, PLAYERS, settings=TrackerSettings(readings=2, agree_readings=0))
     Player(tracker, analyzer).play([analysis(t) for t in GAME[:4]])
     assert summary(tracker.moves) == summary(expected(GAME[:4])["moves"])
+
+
+def test_a_card_missed_for_two_turns_is_judged_in_the_turn_it_was_laid():
+    # H-purple is laid alone, and every reading of that table and of the next misses it; the
+    # next turn extends the other snake. Found a turn later still, H-purple's place already
+    # lay as it does in a picture kept before that extension: it was laid first, and the game
+    # is judged again in that order, not with H-purple after the extension
+    tables = [[["M-blue-green"]],
+              [["M-blue-green"], ["H-purple"]],
+              [["M-blue-green", "M-green-yellow"], ["H-purple"]],
+              [["M-blue-green", "M-green-yellow", "T-yellow"], ["H-purple"]]]
+
+    def miss(data, call):
+        if 4 <= call <= 9:
+            return keep_cards(data, [c for c in data["cards"] if c["colours"] != ["purple"]])
+        return data
+    tracker, p = run(tables, fault=miss)
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    # followers are told the judged game changed
+    assert [e.data["found"] for e in p.events if e.kind == "correction"] == [["H-purple"]]
