@@ -187,9 +187,11 @@ class SettledPictures:
         it: card -> that picture's frame.  They were laid a turn before the one judged."""
         judged = list(judged)
         out: dict[int, int] = {}
+        if not judged:   # (no card judged there: nothing to date the cards against)
+            return out
         for frame, small in self._between:
             test = self.test(self.judged, image_shape, small)
-            if test is None or not judged or any(test(c) for c in judged):
+            if test is None or any(test(c) for c in judged):
                 continue
             out.update({t: frame for t, corners in cards.items() if t not in out and test(corners)})
         return out

@@ -142,8 +142,10 @@ class MoveRecord:
         linked = {t for e in links_of(chains) if e & set(last["added"]) for t in e}
         cards = {t: self.tracks[t].corners for t, k in late.items() if k == 0 and t not in linked}
         judged = [self._settled_outlines[t] for t in last["added"] if t in self._settled_outlines]
-        dates = self._pictures.there_before_judged(cards, judged, shape) if cards else {}
-        if not dates or len(last["added"]) != len(judged):
+        if not cards or len(last["added"]) != len(judged):
+            return set()
+        dates = self._pictures.there_before_judged(cards, judged, shape)
+        if not dates:
             return set()
         placed = set(dates)
         before, after = self._as_laid(previous, placed, chains, table), self._as_laid(last, placed, chains, table)
