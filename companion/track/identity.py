@@ -441,7 +441,7 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
              and _contiguous([seen_of[t] for t in chain], reading) for t in chain}
 
     def read_alike(chain: list[int], ids: list[int | None]) -> int:
-        return sum(i is not None and code_of_seen[i] == by_track[t].identity
+        return sum(i is not None and code_of_seen[i] in _read_as(by_track[t], len(chain) == 1)
                    for t, i in zip(chain, ids))
 
     for chain in sorted(chains, key=len, reverse=True):
@@ -455,7 +455,7 @@ def _moved_far(tracks: list[Track], reading: Reading, codes: list[str], chains: 
                          lambda i: (not lone or i not in track_of or track_of[i] == chain[0])
                          and whole.get(i, 0) < len(chain),
                          slips=len(chain) // RUN_CARDS_PER_SLIP,
-                         misreads=len(chain) // RUN_CARDS_PER_MISREAD, never=never)
+                         misreads=len(chain) // RUN_CARDS_PER_MISREAD, never=never, lone=lone)
         # (nor does a run with fewer cards read as they are outweigh the places: a chain
         # found where it lay but for one card the reader merged with its neighbour fits,
         # one card along, a run with the rest read as misreadings)
@@ -539,12 +539,14 @@ def _linked(reading: Reading) -> dict[int, set[int]]:
 
 def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: dict,
               centre_of_seen: dict, free, slips: int = 0, misreads: int = 0,
-              never: set[tuple[int, int]] = frozenset()) -> list[int] | None:
+              never: set[tuple[int, int]] = frozenset(), lone: bool = False) -> list[int] | None:
     """The seen run reading like these tracks in order (either way round), at most
     max(`slips`, `misreads`) of its cards read otherwise and at most `slips` of those not as a
     misreading could make them (`misread_of`), no pair in `never`; nearest to them (fewest
-    cards read otherwise first)."""
+    cards read otherwise first).  A `lone` card is read right as anything it was read as
+    (`_read_as`)."""
     want = [by_track[t].identity for t in run]
+    names = [_read_as(by_track[t], lone) for t in run]
     where = np.mean([by_track[t].centre for t in run], axis=0)
     best, best_rank = None, (np.inf, np.inf)
     for seen_chain in reading.chains:
@@ -552,8 +554,8 @@ def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: di
             forward = list(seen_chain[start:start + len(want)])
             for ids in (forward, forward[::-1]):
                 read = [code_of_seen[i] for i in ids]
-                wrong = [code != w for code, w in zip(read, want)]
-                unlike = [code != w and not misread_of(w, code) for code, w in zip(read, want)]
+                wrong = [code not in n for code, n in zip(read, names)]
+                unlike = [x and not misread_of(w, code) for x, code, w in zip(wrong, read, want)]
                 if sum(unlike) > slips or sum(wrong) > max(slips, misreads) \
                         or any((t, i) in never for t, i in zip(run, ids)) or not all(free(i) for i in ids):
                     continue
@@ -561,6 +563,13 @@ def _find_run(run: list[int], by_track: dict, reading: Reading, code_of_seen: di
                 if (sum(wrong), d) < best_rank:
                     best, best_rank = ids, (sum(wrong), d)
     return best
+
+
+def _read_as(track: Track, lone: bool) -> set[str]:
+    """What a card counts as read right as when looked for by name: its identity; a lone
+    card, also anything it was read as before, first or next (carried to a join, a card
+    read doubtfully once is read anew)."""
+    return {code for code, _ in track.supported()} if lone else {track.identity}
 
 
 def _contiguous(ids: list[int], reading: Reading) -> bool:

@@ -190,3 +190,21 @@ def test_a_reading_ranked_next_supports_its_code_in_proportion_and_survives_a_re
     data["cards"][0]["alternatives"] = [{"colours": ["orange", "red"], "confidence": 0.3}]   # no such tail
     with pytest.raises(ReadingError):
         parse_reading(data)
+
+
+def test_a_lone_card_carried_to_a_join_is_found_under_what_it_was_read_as_next():
+    # a card laid alone, read once as M-green-purple with M-purple-yellow next, is carried to
+    # join a snake and read there as M-purple-yellow: the same card, not a second one (a lone
+    # card cannot leave the table on its own); a lone card the camera never read otherwise
+    # stays where it was lost, and the look-alike is a new card
+    from dataclasses import replace
+    doubtful = Track(9, np.array([300.0, 400.0]), H, np.array(_corners(300, 400)))
+    doubtful.observe(replace(seen(-1, "M-green-purple", 300, 400, 0.7),
+                             alternatives=((Card.parse("M-purple-yellow"), 0.2),)), DECK, 0)
+    tracks = [track(5, "M-red-green", 100, 100), doubtful]
+    cards = (seen(10, "M-red-green", 100, 100), seen(11, "M-red-purple", 158, 100),
+             seen(12, "M-purple-yellow", 216, 100))
+    reading = Reading(cards, ((10, 11, 12),))
+    assert match_sightings(tracks, reading, DECK, [[5], [9]]) == {10: 5, 12: 9}
+    tracks[1] = track(9, "M-green-purple", 300, 400, sightings=1)
+    assert match_sightings(tracks, reading, DECK, [[5], [9]]) == {10: 5}
