@@ -391,14 +391,14 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         placed = {t for chain in self.chains for t in chain}
         seen_in = [set(pairs.values()) for pairs in pairings]
 
-        def misread_of(t: int, u: int) -> bool:
+        def read_otherwise(t: int, u: int) -> bool:
             share = outline_share(self.tracks[u].corners, self.tracks[t].corners)
             if presence[u] > presence[t]:
                 return share >= SAME_PLACE
             return presence[u] == presence[t] and share >= OTHER_READING_SHARE \
                 and not any({t, u} <= seen for seen in seen_in)
 
-        present -= {t for t in present - known if any(misread_of(t, u) for u in present & placed)}
+        present -= {t for t in present - known if any(read_otherwise(t, u) for u in present & placed)}
         self._looks.update(present)
         waited, self._waiting = {**self._waiting_unseen, **self._waiting}, {}   # with their votes
         self._waited_window = None
