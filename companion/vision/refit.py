@@ -41,6 +41,7 @@ OVERSIZED = 1.15    # cards: a doubted face's outline this large holds more than
 # card looks larger under a slanted view, but not longer against its width.
 LONG_AREA = 1.2     # cards
 LONGER = 1.3        # its long side over its short, against the cards around
+OVER_FACE = 0.25    # or the share of another face's outline it covers
 SEAM_ON_EDGE = 0.5  # the least share of its sides on edges (a seam between cards shows faintly)
 APART = 0.2         # overlap with another reading under which a refitted card is not that one
 INSIDE = 0.85       # the least share of a refitted card inside the outline it replaces
@@ -76,7 +77,7 @@ def refit_oversized_faces(image: np.ndarray, readings: list[CardReading],
         if not others:
             continue
         short, long_ = card_size_near(reading.outline.centre, others)
-        if not _holds_more(reading, short, long_):
+        if not _holds_more(reading, short, long_, others):
             continue
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if gray is None else gray
         outline = reading.outline
@@ -235,12 +236,15 @@ def _long_sides_first(outline: CardOutline) -> np.ndarray:
     return outline.corners if e[0] + e[2] >= e[1] + e[3] else np.roll(outline.corners, -1, axis=0)
 
 
-def _holds_more(reading: CardReading, short: float, long_: float) -> bool:
+def _holds_more(reading: CardReading, short: float, long_: float, faces: list[CardReading]) -> bool:
     """Whether a reading's outline holds more than its card, the cards around being
     `short` x `long_`: a face doubted (`unknown`, its likeliest kind a face) with an outline
-    larger than a card, or a face with one both larger and longer than a card."""
+    larger than a card, or a face with one larger than a card and either longer than one or
+    lying over another face (`faces`): cards on the table do not overlap."""
     outline = reading.outline
     if reading.kind == "unknown":
         return _likeliest_is_face(reading) and outline.area >= OVERSIZED * short * long_
-    return reading.kind in FACE_KINDS and outline.area >= LONG_AREA * short * long_ \
-        and outline.long_side / outline.short_side >= LONGER * long_ / short
+    if reading.kind not in FACE_KINDS or outline.area < LONG_AREA * short * long_:
+        return False
+    return outline.long_side / outline.short_side >= LONGER * long_ / short or \
+        any(share_inside(f.outline.corners, outline.corners) >= OVER_FACE for f in faces)

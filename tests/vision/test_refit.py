@@ -75,6 +75,22 @@ def test_a_card_found_reaching_out_of_the_doubted_outline_is_not_taken_for_it():
     assert asked == [] and got[-1] is doubted
 
 
+def test_a_face_read_whole_over_half_the_face_beside_it_is_read_from_its_own_card():
+    image, left, right, faces = _table()
+    # larger than a card but no longer against its width than one: only the face under it tells
+    over = np.array([left[0], right[0] + (SHORT / 2, 0), right[3] + (SHORT / 2, 0), left[3]])
+    asked = []
+    got = refit_oversized_faces(image, faces + [_reading(right, "middle"), _reading(over, "middle")],
+                                _recogniser("middle", asked))
+    assert len(asked) == 1 and polygon_iou(asked[0].corners, left) > 0.8
+    assert got[-1].kind == "middle" and polygon_iou(got[-1].outline.corners, left) > 0.8
+    # with no face under it, it is a card seen nearer, as larger as that
+    alone = _reading(over, "middle")
+    asked = []
+    assert refit_oversized_faces(image, faces + [alone], _recogniser("middle", asked))[-1] is alone
+    assert asked == []
+
+
 def test_on_a_rendered_table_a_doubted_middle_is_read_again(monkeypatch, analyzer, development_table):
     from companion.bench.metrics import score_table
     scene, image, covered = development_table(7, "hard", 40)
