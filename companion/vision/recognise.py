@@ -30,6 +30,7 @@ KINDS = ("head", "tail", "middle", "rainbow_head", "rainbow_tail", "back", "unkn
 ONE_END = ("head", "tail", "rainbow_head", "rainbow_tail")
 FACE_KINDS = ("middle",) + ONE_END
 CARD_LIKE_OUTLINE = 0.9   # a finder's score (`CardOutline.score`) of an outline fitted as well as a card's
+FOREIGN_DOUBT = 0.3       # the `unknown` probability at which such an outline, named none, is a card
 # Ends settled by the table's own colours (`colours_by_the_table`):
 DOUBT = 0.3        # an end whose second likeliest colour is this likely against its likeliest
 SURE = 0.9         # an end read this surely shows where its colour lies in this picture
@@ -368,7 +369,9 @@ class Recogniser:
         """The kind model's guesses after the checks: a face guess whose evidence, taken
         together, is unlike a true face's (`face_surprise`) is a card we do not know; an
         unsure `unknown` is none, unless the finder fitted its outline as well as a card's
-        (`scores`, the outlines' `CardOutline.score`): the model sees only what lies inside."""
+        (`scores`, the outlines' `CardOutline.score`): the model sees only what lies inside.
+        For the same reason, an outline so fitted that the model names none, but with an
+        `unknown` probability of `FOREIGN_DOUBT` or more, is a card we do not know."""
         named = [str(self.kinds[j]) for j in np.argmax(p_kind, axis=1)]
         groups = [end_group(k) for k in named]
         surprise = (face_surprise(self.face_evidence(p_kind, feats, p_edge, turns, named, edge_rows), groups,
@@ -381,6 +384,9 @@ class Recogniser:
             elif kind == "unknown" and p_kind[i].max() < self.min_unknown_probability and \
                     (scores is None or scores[i] < CARD_LIKE_OUTLINE):
                 kinds[i] = "none"
+            elif kind == "none" and scores is not None and scores[i] >= CARD_LIKE_OUTLINE and \
+                    p_kind[i][self.kinds.index("unknown")] >= FOREIGN_DOUBT:
+                kinds[i] = "unknown"
         return kinds
 
     def evidence(self, image: np.ndarray, outlines: list[CardOutline]):

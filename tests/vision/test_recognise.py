@@ -87,6 +87,25 @@ def test_the_models_thresholds_decide_what_is_believed(analyzer, small_scene):
     assert [r.kind for r in sceptic.recognise(table, fitted)] == ["unknown"] * 4
 
 
+def test_an_outline_fitted_as_a_card_that_the_model_half_calls_one_is_an_unknown_card(analyzer):
+    from companion.vision.recognise import CARD_LIKE_OUTLINE, FOREIGN_DOUBT, Recogniser
+
+    rec = analyzer.recogniser
+    plain = Recogniser({"edge": rec.edge, "kind": rec.kind, "colour": rec.colour})   # no face checks
+
+    def named_none(unknown):
+        row = np.zeros(len(plain.kinds))
+        row[plain.kinds.index("unknown")], row[plain.kinds.index("none")] = unknown, 1.0 - unknown
+        return row
+
+    p_kind = np.array([named_none(FOREIGN_DOUBT + 0.05), named_none(FOREIGN_DOUBT + 0.05),
+                       named_none(FOREIGN_DOUBT - 0.05)])
+    scores = [CARD_LIKE_OUTLINE, CARD_LIKE_OUTLINE - 0.1, CARD_LIKE_OUTLINE]
+    # a card's outline the model is in two minds about is a card; a loose one, or one the model
+    # hardly calls a card, is none (a cloth's cell, a shadow)
+    assert plain.believed_kinds(p_kind, None, None, [0, 0, 0], None, scores) == ["unknown", "none", "none"]
+
+
 def test_a_face_needs_its_edges_and_the_look_of_its_kind(analyzer):
     from companion.vision.recognise import end_evidence, face_atypicality
 
