@@ -84,7 +84,7 @@ def test_a_face_read_whole_over_half_the_face_beside_it_is_read_from_its_own_car
                                 _recogniser("middle", asked))
     assert len(asked) == 1 and polygon_iou(asked[0].corners, left) > 0.8
     assert got[-1].kind == "middle" and polygon_iou(got[-1].outline.corners, left) > 0.8
-    # with no face under it, it is a card seen nearer, as larger as that
+    # with no face under it, it may be a card seen nearer: it is left as it is
     alone = _reading(over, "middle")
     asked = []
     assert refit_oversized_faces(image, faces + [alone], _recogniser("middle", asked))[-1] is alone
