@@ -67,8 +67,8 @@ STRONG_CAST = 2.5         # largest / smallest paper gain beyond every trained l
 # fits a cloth's cell or a phone's glass as well) and it is at least this share of the faces'
 # median area (`ProfileAdapter._vouched_unknowns`).  Chosen on development decks (`bench`
 # seeds 3 and 5), not on the bench's own: asking a card's fit of 0.9 dropped foreign cards
-# fitted at 0.8 (the lamp blurs their rims); at 0.7 none was taken that is no card, below it
-# phones' glass and half cards came in.
+# fitted at 0.8 (the lamp blurs their rims); at 0.7 no false card came in there, below it
+# outlines on no card and on faces did.
 FOREIGN_PROBABILITY = 0.5
 FOREIGN_OUTLINE = 0.7
 FOREIGN_AREA = 0.4
@@ -173,7 +173,7 @@ class ProfileAdapter:
         card of this deck is reported when the frame as photographed shows it as a card too.
         Under a lamp beyond every trained light that frame says little (the kind model calls
         most other games' cards there no card at all), so there an `unknown` the kind model
-        itself calls so (`FOREIGN_PROBABILITY`), outlined as surely as a card lying alone
+        itself calls so (`FOREIGN_PROBABILITY`), outlined far more surely than a guess
         (`FOREIGN_OUTLINE`), not far smaller than the faces (`FOREIGN_AREA`: other games' cards
         are about a Hisss card's size, a cloth's cells are not) and not repeating around itself
         as a cloth's cells do (`cloth_cells`) is kept as well."""
