@@ -59,7 +59,7 @@ class EmptyTable:
         """One more still picture (Lab, at the searched copy's scale), the outlines of the
         cards read in it (same scale) and, when known, its `unlike(lab)`."""
         lab = lab.astype(np.float32)
-        free = ~_covered(lab.shape[:2], cards)
+        free = ~covered(lab.shape[:2], cards)
         unlike = unlike or self.unlike(lab)
         if unlike is None:
             self._start(lab, free)
@@ -96,7 +96,7 @@ def _counted(count: np.ndarray, now: np.ndarray) -> np.ndarray:
     return out
 
 
-def _covered(shape: tuple[int, int], cards: list[np.ndarray]) -> np.ndarray:
+def covered(shape: tuple[int, int], cards: list[np.ndarray]) -> np.ndarray:
     """Where the cards lie, each grown by `MARGIN` of its size on every side."""
     mask = np.zeros(shape, np.uint8)
     for quad in cards:

@@ -36,6 +36,7 @@ class SavedState:
                 "chains": self.chains, "codes": {str(k): v for k, v in self.codes.items()},
                 "history": self.history, "moves": self.moves,
                 "desync_reason": self.desync_reason, "source_gap": self.source_gap,
+                "unread_turn": self.unread_turn,
                 "stats": dict(self.stats),
                 "settled_frame": self._settled_frame,
                 "gone": [[t, self._gone_count[t], self._gone_since.get(t)] for t in self._gone_count],
@@ -72,6 +73,7 @@ class SavedState:
             raise ValueError("its history and moves are not lists of objects")
         self.desync_reason = state.get("desync_reason")
         self.source_gap = bool(state.get("source_gap", False))
+        self.unread_turn = bool(state.get("unread_turn", False))
         self.stats = Counter(state.get("stats", {}))
         self.last_frame = int(state["last_frame"])
         self.resumed_at = max(0, int(state.get("resume_frame", self.last_frame + 1)))

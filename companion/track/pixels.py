@@ -18,8 +18,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 
+from .background import covered
 from .dating import PlaceTest, carried_test, nudged_test, unmoved_test
 from .identity import RIGID_SLACK
 from .pushes import MIN_PUSH, chain_motion, components
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from .tracker import _Window
 
 SAME_PLACE = 0.5   # of a card's outline, what another card must cover to lie on its place
+UNREAD_CARD = 0.2  # of a card's area: a change this large away from every card is a card laid unread
 
 
 @dataclass
@@ -241,6 +244,26 @@ class PixelEvidence:
             {t: (self.tracks[t].corners, self.tracks[t].size) for t in cards},
             components(present, edges), now, self._settled_outlines, self._settled_frame,
             window.shape)
+
+    def _unread_change(self, window: _Window) -> bool:
+        """Whether the picture changed since the table was last judged over a card's area
+        (`UNREAD_CARD`) away from every card lying there now or then: a card was laid there
+        that no reading saw.  Carried off later to make room for a join, it cannot be dated by
+        its place (`SettledPictures.laid_unseen`), but a turn passed unseen all the same."""
+        judged = self._pictures.judged if len(self._pictures) else None
+        if judged is None or window.small is None or judged.shape != window.small.shape \
+                or not self.chains:
+            return False
+        changed = self.gate.changed_mask(window.small, judged)
+        scale = np.array([changed.shape[1] / window.shape[1], changed.shape[0] / window.shape[0]])
+        cards = [self.tracks[t].corners * scale for chain in self.chains for t in chain]
+        cards += [np.asarray(c, float) * scale for c in self._settled_outlines.values()]
+        away = (changed & ~covered(changed.shape, cards)).astype(np.uint8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(away, connectivity=8)
+        if count < 2:
+            return False
+        card = float(np.median([abs(cv2.contourArea(np.float32(q))) for q in cards]))
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) >= UNREAD_CARD * card
 
     def _unmoved(self, window: _Window, before: np.ndarray | None = None) -> PlaceTest | None:
         """A test `corners -> bool`: did the pixels under that outline stay as they were when

@@ -101,6 +101,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         self.moves: list[dict] = []
         self.desync_reason: str | None = None
         self.source_gap = False                    # the source dropped out since the last settle
+        self.unread_turn = False                   # a card was laid unread since (`_unread_change`)
         self.stats: Counter = Counter()
         self.last_frame = -1
         self.last_error: str | None = None
@@ -537,7 +538,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         elif len(hidden - whole) > max(2, self.settings.max_hidden * len(before)):
             problem = f"{len(hidden - whole)} cards of the table are hidden or gone"
         elif len(added) > (self.settings.max_gap_cards if self.source_gap
-                           else self.settings.max_new_cards + len(late_found)) and self.history:
+                           else self.settings.max_new_cards + len(late_found) + self.unread_turn) \
+                and self.history:
             problem = f"{len(added)} new cards at once"
         # A new card beside a card no reading of this table saw, or linked only to a card
         # not believed laid, cannot be judged: which cards it touches was not read.  The
@@ -604,7 +606,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
             self._remember(window, chains, table,
                            frame=self._settled_frame if self._reread_judged(window) else None)
             self._picture(window)
-            return self._leave_desync(frame) + self._corrections(frame)
+            events = self._leave_desync(frame) + self._corrections(frame)
+            self.unread_turn = self.unread_turn or self._unread_change(window)
+            return events
         return self._judge(change, chains, table, taken, hidden, forced, window)
 
     def _chains_of(self, present: set, edges: set, latest: set, before: set) -> list | None:
@@ -693,7 +697,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         last = GapStep(chains, table, sorted(added), taken)
         if late and not (self.source_gap and len(added) >= 2):
             return self._late_steps(chains, table, added, taken, gone, late)
-        if len(added) < 2 or not self.history or not self.source_gap:
+        if len(added) < 2 or not self.history or not (self.source_gap or self.unread_turn):
             return [last]   # the camera watched: two cards at once are one player's foul
         if len(added) > self.settings.max_gap_cards:
             # a table taken as it is after a long gap: ordering would try every permutation
@@ -709,7 +713,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
             steps[-1] = GapStep(steps[-1].tracks, steps[-1].table, steps[-1].added, taken,
                                 steps[-1].order_sure)
             return steps
-        return [last] if forced else None
+        # (after a card laid unread, cards no order explains were laid at once after all)
+        return [last] if forced or not self.source_gap else None
 
     def _late_steps(self, chains, table, added: set, taken: list, gone: set,
                     late: dict[int, int]) -> list[GapStep]:
@@ -856,7 +861,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
     def _leave_desync(self, frame: int) -> list[TrackEvent]:
         self._desync_settles = 0
         self._deferred = 0
-        self.source_gap = False
+        self.source_gap = self.unread_turn = False
         if not self.desync:
             return []
         self.desync_reason = None

@@ -283,6 +283,44 @@ def test_two_cards_at_once_while_the_camera_watched_are_one_players_foul():
     assert move["code"] == "two_cards" and move["player"] == "Ann" and "after_gap" not in move
 
 
+def _laid_unread_then_carried(lay_it: bool):
+    """A tail laid alone that no reading sees (when `lay_it`), then carried to the snake's end
+    as a middle joins them; without `lay_it` the tail and the middle come at once."""
+    start = analysis([["H-red", "M-red-blue"]])
+    unread = analysis([["H-red", "M-red-blue"], ["T-green"]], offsets={1: (200.0, 60.0)})
+    joined = analysis([["H-red", "M-red-blue", "M-blue-green", "T-green"]])
+    missed = {"on": False}
+
+    def miss_the_tail(data, call):
+        if missed["on"]:
+            data["cards"] = [c for c in data["cards"] if c["colours"] != ["green"]]
+            data["snakes"] = [{"cards": [c["id"] for c in data["cards"]], "complete": False}]
+        return data
+
+    analyzer = FakeAnalyzer(fault=miss_the_tail)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.show(start)
+    if lay_it:
+        p.show(unread, p.hand_frames, hand=True)
+        missed["on"] = True
+        p.show(unread)
+        missed["on"] = False
+    p.show(joined, p.hand_frames, hand=True)
+    p.show(joined)
+    return tracker, p.moves()
+
+
+def test_a_card_laid_unread_then_carried_to_a_join_is_its_own_turn_not_a_foul():
+    tracker, moves = _laid_unread_then_carried(lay_it=True)
+    assert not tracker.desync
+    assert sorted(_identity(m["card"]) for m in moves) == sorted(map(_identity, ["M-blue-green", "T-green"]))
+    assert all(m["legal"] for m in moves) and [m["player"] for m in moves] == ["Ann", "Ben"]
+    # where nothing was laid unread, two cards at once stay one player's foul
+    _, moves = _laid_unread_then_carried(lay_it=False)
+    assert [m["code"] for m in moves] == ["two_cards"]
+
+
 def test_three_cards_seen_after_a_drop_out_are_three_turns_when_an_order_explains_them():
     tables = [GAME[0], [["M-blue-green"], ["H-red"], ["T-red"], ["H-blue"]]]
     tracker, p = run_with_drop_out(tables)
