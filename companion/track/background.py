@@ -26,6 +26,7 @@ from companion.vision.background import CARD_NOISES, TableBackground, difference
 from companion.vision.find import searched_copy
 
 from .regions import shifted
+from .tables import covered
 
 MARGIN = 0.2          # of a card's sides: the band around a card read that is never learnt from
 BLEND = 0.3           # weight of a new picture where it agrees with the table (noise averages out)
@@ -59,7 +60,7 @@ class EmptyTable:
         """One more still picture (Lab, at the searched copy's scale), the outlines of the
         cards read in it (same scale) and, when known, its `unlike(lab)`."""
         lab = lab.astype(np.float32)
-        free = ~covered(lab.shape[:2], cards)
+        free = ~covered(lab.shape[:2], cards, MARGIN)
         unlike = unlike or self.unlike(lab)
         if unlike is None:
             self._start(lab, free)
@@ -94,17 +95,6 @@ def _counted(count: np.ndarray, now: np.ndarray) -> np.ndarray:
     out = np.zeros_like(count)
     cv2.add(count, 1, dst=out, mask=now.view(np.uint8))   # (saturates at 255)
     return out
-
-
-def covered(shape: tuple[int, int], cards: list[np.ndarray]) -> np.ndarray:
-    """Where the cards lie, each grown by `MARGIN` of its size on every side."""
-    mask = np.zeros(shape, np.uint8)
-    for quad in cards:
-        q = np.asarray(quad, np.float64).reshape(4, 2)
-        centre = q.mean(axis=0)
-        grown = centre + (q - centre) * (1.0 + 2.0 * MARGIN)
-        cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 1)
-    return mask > 0
 
 
 class TableReader:

@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from .background import covered
 from .dating import PlaceTest, carried_test, nudged_test, unmoved_test
 from .identity import RIGID_SLACK
 from .pushes import MIN_PUSH, chain_motion, components
-from .tables import links_of, outline_share
+from .tables import covered, links_of, outline_share
 
 if TYPE_CHECKING:
     from .tracker import _Window
 
 SAME_PLACE = 0.5   # of a card's outline, what another card must cover to lie on its place
 UNREAD_CARD = 0.2  # of a card's area: a change this large away from every card is a card laid unread
+CARD_MARGIN = 0.2  # of a card's sides: the band about a card in which a change is that card's
 
 
 @dataclass
@@ -258,7 +258,7 @@ class PixelEvidence:
         scale = np.array([changed.shape[1] / window.shape[1], changed.shape[0] / window.shape[0]])
         cards = [self.tracks[t].corners * scale for chain in self.chains for t in chain]
         cards += [np.asarray(c, float) * scale for c in self._settled_outlines.values()]
-        away = (changed & ~covered(changed.shape, cards)).astype(np.uint8)
+        away = (changed & ~covered(changed.shape, cards, CARD_MARGIN)).astype(np.uint8)
         count, _, stats, _ = cv2.connectedComponentsWithStats(away, connectivity=8)
         if count < 2:
             return False

@@ -123,3 +123,14 @@ def chains_from_links(nodes: set, edges: set) -> list[list[int]] | None:
     if len(seen) != len(nodes):
         return None  # a loop
     return chains
+
+
+def covered(shape: tuple[int, int], cards: list[np.ndarray], margin: float) -> np.ndarray:
+    """Where the cards lie, each grown by `margin` of its size on every side."""
+    mask = np.zeros(shape, np.uint8)
+    for quad in cards:
+        q = np.asarray(quad, np.float64).reshape(4, 2)
+        centre = q.mean(axis=0)
+        grown = centre + (q - centre) * (1.0 + 2.0 * margin)
+        cv2.fillConvexPoly(mask, np.round(grown).astype(np.int32), 1)
+    return mask > 0
