@@ -718,8 +718,8 @@ def test_under_a_lamp_beyond_training_a_sure_unknown_of_card_size_is_another_gam
     kind model calls them no card there): one the kind model calls `unknown` in the balanced
     frame, outlined surely (if less tightly than a card alone: the lamp blurs its rim), of a
     card's size and not a cell of a repeating cloth is kept; a guessed outline, a scrap, a
-    doubtful reading and a cloth's cell are not.  Under a trained
-    light the frame as photographed alone decides, as before."""
+    doubtful reading and a cloth's cell are not.  Under a trained light the frame as
+    photographed alone decides, as before."""
     from companion.calibrate.adapt import ProfileAdapter
     from companion.vision.profile import profile_from_dict
     from companion.vision.recognise import CardReading
