@@ -23,9 +23,9 @@ referee as `judge`; nothing here knows the rules beyond asking it.
 This module holds the frames-to-settled-tables part; the rest of `Tracker` lives
 beside it by concern: what the pixels say about a reading (`pixels`), naming
 cards (`naming`), doubtful new cards (`doubt`), dating cards found late
-(`dating`), the record of tables, moves and corrections (`record`), saving and
-resuming (`persistence`), and pure helpers over tables (`tables`).  Settings and
-`TrackEvent` are in `settings`.
+(`dating`), ordering the moves of one change (`gap`), the record of tables,
+moves and corrections (`record`), saving and resuming (`persistence`), and pure
+helpers over tables (`tables`).  Settings and `TrackEvent` are in `settings`.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from companion.game.deck import Deck, load_deck
 from .dating import PlaceTest, SettledPictures
 from .doubt import DoubtfulCards
 from .frames import EncodedFrame, full_image
-from .gap import GapStep, cut_out, gap_steps
+from .gap import OrderedSteps, cut_out
 from .gate import ChangeGate
 from .identity import Track, match_sightings, same_cards_apart
 from .naming import CardNaming
@@ -80,7 +80,7 @@ class _Window:
         return None if self.image is None else self.image.shape
 
 
-class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
+class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, OrderedSteps):
     def __init__(self, analyze: AnalyzeFn, players: Sequence[str], deck: Deck | None = None,
                  settings: TrackerSettings | None = None,
                  referee_factory: Callable[..., Any] | None = None,
@@ -687,75 +687,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence):
         """`watch`'s status callback: a source going offline is a drop-out."""
         if not status.online:
             self.source_offline()
-
-    def _steps(self, chains, table, added: set, taken: list, gone: set, forced: bool,
-               late: dict[int, int]):
-        """The settled change as steps of one card each (see `gap`) when the source dropped
-        out since the last settle; None when several new cards cannot be ordered into moves
-        then, unless the table is being taken as it is.  Cards found late (`late`: card ->
-        the settled picture that first showed it) come first, in the order they were laid."""
-        last = GapStep(chains, table, sorted(added), taken)
-        if late and not (self.source_gap and len(added) >= 2):
-            return self._late_steps(chains, table, added, taken, gone, late)
-        if len(added) < 2 or not self.history or not (self.source_gap or self.unread_turn):
-            return [last]   # the camera watched: two cards at once are one player's foul
-        if len(added) > self.settings.max_gap_cards:
-            # a table taken as it is after a long gap: ordering would try every permutation
-            return [last] if forced else None
-        entry = self.history[-1]
-        gone_chains = [c for c in self.chains if all(t in gone for t in c)]
-        steps = gap_steps(self.referee, chains, table, added, gone_chains,
-                          [[code_of(entry, t) or self._track(t).identity for t in c]
-                           for c in gone_chains],
-                          lambda t: self.tracks[t].is_clear(self.settings.doubt_ratio),
-                          self.settings.gap_illegal)
-        if steps is not None:
-            steps[-1] = GapStep(steps[-1].tracks, steps[-1].table, steps[-1].added, taken,
-                                steps[-1].order_sure)
-            return steps
-        # (after a card laid unread, cards no order explains were laid at once after all)
-        return [last] if forced or not self.source_gap else None
-
-    def _late_steps(self, chains, table, added: set, taken: list, gone: set,
-                    late: dict[int, int]) -> list[GapStep]:
-        """One step per settled picture that showed cards first found only now, then this one.
-        The chains taken now were still there in the earlier steps.  The earlier steps are the
-        table last judged with the late cards laid in it, linked as they are now: what changed
-        between the old cards since (a snake pushed to another) is this one's."""
-        entry = self.history[-1] if self.history else None
-        gone_chains = [c for c in self.chains if all(t in gone for t in c)]
-        gone_table = [[(code_of(entry, t) if entry else None) or self._track(t).identity for t in c]
-                      for c in gone_chains]
-        old = {t for c in chains for t in c} - added
-        steps = []
-        for k in sorted(set(late.values())):
-            cards = {t for t, j in late.items() if j <= k}
-            laid = self._as_laid(entry, cards, chains, table) if entry else None
-            if laid is None:
-                ids, codes = cut_out(chains, table, old | cards)
-                laid = ids + gone_chains, codes + gone_table
-            steps.append(GapStep(*laid,
-                                 sorted(t for t, j in late.items() if j == k), [],
-                                 frame=self._pictures.frame(k)))
-        now = sorted(added - set(late))
-        if now or taken or sorted(map(canonical_chain, table)) != sorted(
-                map(canonical_chain, steps[-1].table)):
-            steps.append(GapStep(chains, table, now, taken))
-        else:
-            steps[-1] = GapStep(chains, table, steps[-1].added, taken, frame=steps[-1].frame)
-        return steps
-
-    def _as_laid(self, entry: dict, cards: set, chains, table):
-        """The judged table `entry` with `cards` laid in it, linked as they are in `chains`:
-        (chains as ids, as codes), or None when those links make no chains."""
-        ids = {t for c in entry["tracks"] for t in c} | cards
-        links = links_of(entry["tracks"]) | {e for e in links_of(chains) if e & cards and e <= ids}
-        laid = chains_from_links(ids, links)
-        if laid is None:
-            return None
-        now = {t: code for c, codes in zip(chains, table) for t, code in zip(c, codes)}
-        identity = {t: code_of(entry, t) or now[t] for t in ids}
-        return laid, [[self._orient(t, identity[t], c, i) for i, t in enumerate(c)] for c in laid]
 
     def _focus(self, small: np.ndarray, shape: tuple[int, ...]) -> Box | None:
         """The box around what changed since the table was last judged, grown by more than a
