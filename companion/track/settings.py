@@ -32,6 +32,8 @@ class TrackerSettings:
     # whose leading reading the deck holds no more of (new, or settled and over-counted)
     alternative_share: float = 0.25
     correction_ratio: float = 3.0 # a settled card is renamed when another reading outweighs it so
+    laid_reach: float = 0.7       # card widths: a card just laid, read touching nothing, is linked
+                                  # to a snake's open end of its colour this near (`_links_to_laid`)
     region_reach: float = 1.3     # longest card sides the box around a change is grown by
     # A table known well, read around its change only (`regions`), is read once: the rest of
     # the picture is judged by its pixels, and a still picture is misread the same way in

@@ -507,6 +507,9 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
             change.late_found = self._pictures.laid_unseen(
                 {t: self.tracks[t].corners for t in change.added}, window.small, window.shape)
         present, edges, latest, before = change.present, change.edges, change.latest, change.before
+        if self.history and not forced:
+            # (a card just laid, read touching nothing, a little short of a snake's end)
+            edges = edges | self._links_to_laid(change.added, present, edges)
         added, gone, unseen, late_found = change.added, change.gone, change.unseen, change.late_found
         ghost_links = change.ghost_links
         # A card seen gone (and the pixels agree something happened there) only counts as
@@ -610,6 +613,52 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
             self.unread_turn = self.unread_turn or self._unread_change(window)
             return events
         return self._judge(change, chains, table, taken, hidden, forced, window)
+
+    def _links_to_laid(self, added: set, present: set, edges: set) -> set:
+        """Links the reader did not read between a card just laid alone and the open end of a
+        settled snake that its end of the same colour lies within `laid_reach` card widths of.
+        On a patterned cloth a card's outline often falls a fifth short of its end, and the
+        analyser, linking ends up to half a card width apart, reads the card alone beside the
+        snake it extends; widening that reach in every reading joined snakes that only lie
+        near each other.  Here only a card just laid is linked, and only to one open end."""
+        linked = Counter(t for e in edges for t in e)
+        out = set()
+        for t in added:
+            if linked[t] or t not in present:
+                continue
+            for colour in set(Card.parse(self._deck_reading(t)).colours):
+                end = self._end_of(t, colour)
+                if end is None:
+                    continue
+                ends = {u: self._end_of(u, colour) for chain in self.chains for u in {chain[0], chain[-1]}
+                        if u in present and u not in added and colour in self._open_colours(u, chain)}
+                near = [u for u, other in ends.items() if other is not None and np.linalg.norm(end - other)
+                        <= self.settings.laid_reach * min(self._track(t).size, self._track(u).size)]
+                if len(near) == 1:
+                    out.add(frozenset((t, near[0])))
+        return out
+
+    def _end_of(self, t: int, colour: str) -> np.ndarray | None:
+        """Where card t's end of that colour lies: the middle of the outline's side its readings
+        saw the colour point to."""
+        track = self._track(t)
+        direction = track.colour_dirs.get(colour)
+        if direction is None or not np.any(direction):
+            return None
+        c = np.asarray(track.corners, float)
+        sides = (c + np.roll(c, -1, axis=0)) / 2.0
+        return sides[int(np.argmax((sides - track.centre) @ direction))]
+
+    def _open_colours(self, u: int, chain: list[int]) -> set[str]:
+        """The colours of settled card u's ends that no card of its chain meets."""
+        card = Card.parse(self.codes.get(u) or self._track(u).identity)
+        if len(chain) == 1:
+            return set(card.colours)
+        if card.kind is not Kind.MIDDLE:
+            return set()
+        neighbour = chain[1] if chain[0] == u else chain[-2]
+        facing = self._facing.get(u, {}).get(neighbour)
+        return set(card.colours) - {facing} if facing in card.colours else set()
 
     def _chains_of(self, present: set, edges: set, latest: set, before: set) -> list | None:
         """The chains the links make; when the links read do not (a card with three

@@ -11,7 +11,7 @@ from companion.bench.games import keep_cards
 from companion.game.referee import judge_record
 from companion.track.referee_link import SNAKE
 from companion.track.tracker import Tracker, TrackerSettings
-from .scene import FakeAnalyzer, Player, StampedAnalyzer, W, analysis, game_frames, unstamp
+from .scene import FakeAnalyzer, H, Player, StampedAnalyzer, W, analysis, card_dicts, game_frames, unstamp
 
 PLAYERS = ["Ann", "Ben"]
 # Three readings of every settled table, so each test knows which reading its fault hits
@@ -1006,9 +1006,11 @@ def test_a_card_read_once_on_a_settled_cards_place_is_not_a_second_card_laid():
 def test_a_link_every_reading_missed_when_laid_and_every_reading_sees_next_turn_is_corrected():
     # every reading of the table where M-yellow-red is laid misses its link (a lone card
     # beside a snake it could extend: a foul).  Neither card moves, and every reading of the
-    # next table links them: the table judged is corrected, an extension
+    # next table links them: the table judged is corrected, an extension.  (A card just laid
+    # is linked at once to the end of its colour it touches, `_links_to_laid`: not here,
+    # where the correction is what is tested.)
     analyzer = FakeAnalyzer(fault=_apart_in((4, 5, 6)))
-    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    tracker = Tracker(analyzer, PLAYERS, settings=TrackerSettings(agree_readings=0, laid_reach=0.0))
     p = Player(tracker, analyzer)
     p.play([analysis(t) for t in EXTENDED])
     assert summary(tracker.moves) == summary(expected(EXTENDED)["moves"])
@@ -1852,3 +1854,28 @@ def test_a_card_missed_for_two_turns_is_judged_in_the_turn_it_was_laid():
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
     # followers are told the judged game changed
     assert [e.data["found"] for e in p.events if e.kind == "correction"] == [["H-purple"]]
+
+
+def _laid_short_of_its_snake(gap: float):
+    """A card laid against a lone card, read alone `gap` pixels beyond where it touches it (on
+    a patterned cloth the analyser's outline of a card often falls short of its end)."""
+    cards, _ = card_dicts([["M-blue-green", "M-green-yellow"]])
+    for key in ("corners", "ends"):
+        cards[1][key] = [[x + gap, y] for x, y in cards[1][key]]
+    laid = {**analysis([["M-blue-green"]]), "cards": cards,
+            "snakes": [{"cards": [0], "complete": False}, {"cards": [1], "complete": False}]}
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis([["M-blue-green"]]), laid])
+    return summary(p.moves())
+
+
+def test_a_card_just_laid_read_a_little_short_of_a_snake_end_of_its_colour_extends_it():
+    moves = _laid_short_of_its_snake(gap=0.4 * H)
+    assert moves == [("Ann", "M-yellow-green", "extend", True, None)]
+
+
+def test_a_card_laid_well_apart_from_a_snake_it_fits_is_still_laid_alone():
+    moves = _laid_short_of_its_snake(gap=1.2 * H)
+    assert moves == [("Ann", "M-yellow-green", "new", False, "could_attach")]
