@@ -59,10 +59,17 @@ class DoubtfulCards:
         most one colour read otherwise, it is linked (`edges`) to every neighbour the gone card
         had that is still on the table -- a card carried with its snake still touches them,
         while one laid at the far end of a snake whose middle card the reader missed does
-        not -- and neither has another such partner."""
+        not -- and neither has another such partner.  A new card read, however surely, as the
+        gone card itself, of which the deck holds one, is that card wherever it lies now: it
+        cannot lie on the table twice."""
         whole = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         unsure = self._doubtful(added, present, window)
-        if not unsure:
+        gone_as = {self.deck.identity(Card.parse(self.codes.get(g) or self._track(g).identity)).code: g
+                   for g in gone - whole}
+        only = {a: gone_as[code] for a in added - unsure
+                if (code := self.deck.identity(Card.parse(self._deck_reading(a))).code) in gone_as
+                and self.deck.count(Card.parse(code)) == 1}
+        if not unsure and not only:
             return {}
         beside = {t: set() for t in gone}
         for chain in self.chains:
@@ -77,6 +84,8 @@ class DoubtfulCards:
                 if misread_of(was, self._deck_reading(a)) and \
                         all(frozenset((a, n)) in edges for n in beside[g]):
                     partners.setdefault(g, set()).add(a)
+        for a, g in only.items():
+            partners.setdefault(g, set()).add(a)
         pairs = {next(iter(news)): g for g, news in partners.items() if len(news) == 1}
         pairs = {a: g for a, g in pairs.items()
                  if sum(a in news for news in partners.values()) == 1}

@@ -1879,3 +1879,17 @@ def test_a_card_just_laid_read_a_little_short_of_a_snake_end_of_its_colour_exten
 def test_a_card_laid_well_apart_from_a_snake_it_fits_is_still_laid_alone():
     moves = _laid_short_of_its_snake(gap=1.2 * H)
     assert moves == [("Ann", "M-yellow-green", "new", False, "could_attach")]
+
+
+def test_a_card_the_deck_holds_one_of_found_away_from_its_snake_is_that_card_moved():
+    # H-purple, the deck's only one, is taken from the end of its snake and put down apart,
+    # read surely there: the card that left its place and the one that turned up are one
+    # card (a snake split, a foul), not a second H-purple laid while the first is missed
+    snake = [["H-purple", "M-purple-blue"]]
+    apart = {1: (260.0, 120.0)}
+    tables = [analysis(snake), analysis([["M-purple-blue"], ["H-purple"]], apart)]
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play(tables)
+    assert summary(p.moves()) == [(None, None, "none", False, "rearranged")]
