@@ -64,11 +64,10 @@ class DoubtfulCards:
         cannot lie on the table twice."""
         whole = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
         unsure = self._doubtful(added, present, window)
-        gone_as = {self.deck.identity(Card.parse(self.codes.get(g) or self._track(g).identity)).code: g
-                   for g in gone - whole}
+        # (codes and readings are deck identities already: tracks vote by them)
+        gone_as = {self.codes.get(g) or self._track(g).identity: g for g in gone - whole}
         only = {a: gone_as[code] for a in added - unsure
-                if (code := self.deck.identity(Card.parse(self._deck_reading(a))).code) in gone_as
-                and self.deck.count(Card.parse(code)) == 1}
+                if (code := self._deck_reading(a)) in gone_as and self.deck.count(Card.parse(code)) == 1}
         if not unsure and not only:
             return {}
         beside = {t: set() for t in gone}
