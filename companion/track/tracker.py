@@ -663,11 +663,16 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
     def _chains_of(self, present: set, edges: set, latest: set, before: set) -> list | None:
         """The chains the links make; when the links read do not (a card with three
         neighbours, a loop), the settled links stand between settled cards and the new cards
-        take the links read to them; failing that, the last reading alone.  None: no chains."""
+        take the links read to them -- or, when those are too many, only those to the ends of
+        settled snakes (a card in a snake's middle has no end left to touch); failing that,
+        the last reading alone.  None: no chains."""
         chains = chains_from_links(present, edges)
         if chains is None:
             settled = {e for e in links_of(self.chains) if e <= present}
-            chains = chains_from_links(present, settled | {e for e in edges if e - before}) \
+            laid = {e for e in edges if e - before}
+            linked = Counter(t for e in settled for t in e)
+            chains = chains_from_links(present, settled | laid) \
+                or chains_from_links(present, settled | {e for e in laid if all(linked[t] < 2 for t in e)}) \
                 or chains_from_links(present, {e for e in latest if e <= present})
         return chains
 

@@ -1055,6 +1055,24 @@ def test_a_link_read_across_a_card_kept_though_missed_is_the_readers_not_the_tab
     assert edges == {frozenset((1, 2)), frozenset((2, 3)), frozenset((4, 5))}
 
 
+@pytest.mark.parametrize("laid, links, want", [
+    # a card laid at the end 3 of 1-2-3, read touching its middle 2 as well
+    (4, {(3, 4), (2, 4)}, [1, 2, 3, 4]),
+    # a card joining 1-2-3 to 6-7-8, read touching the middles 2 and 7 as well
+    (5, {(3, 5), (5, 6), (2, 5), (5, 7)}, [1, 2, 3, 5, 6, 7, 8]),
+])
+def test_a_card_laid_read_touching_a_snakes_middle_touches_only_its_ends(laid, links, want):
+    # every reading of a long snake linked it whole, but a card just laid was read against
+    # a card in the middle of a settled snake too: that card has no end left to touch
+    tracker = Tracker(FakeAnalyzer(), PLAYERS, settings=FIXED)
+    tracker.chains = [[1, 2, 3], [6, 7, 8]]
+    edges = {frozenset(e) for e in [(1, 2), (2, 3), (6, 7), (7, 8)] + sorted(links)}
+    chains = tracker._chains_of({1, 2, 3, 6, 7, 8, laid}, edges, edges, {1, 2, 3, 6, 7, 8})
+    assert chains is not None
+    assert sorted(c if c[0] < c[-1] else c[::-1] for c in chains) == sorted(
+        [want] + [c for c in ([6, 7, 8],) if not set(c) & set(want)])
+
+
 def test_a_card_missed_in_the_table_judged_last_is_judged_before_the_next_card():
     # M-purple-blue is read doubtfully in the second table, so that change waits and is judged
     # from the third table's picture; every reading of that picture misses M-green-orange,
