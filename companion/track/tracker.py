@@ -414,7 +414,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
                             for e in set(links) | set(carried)}
         share = {e: k / both for e, (k, both) in self._link_votes.items()
                  if e <= present and k and k >= both / 2}
-        edges = self._one_link_per_end_piece(share)
+        edges = self._believed_links(share)
         self._reference = window.small
 
         events = self._compare(present, edges, latest_links, window, waited)
@@ -435,20 +435,29 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
                 self._looks.pop(t, None)
         return events
 
-    def _one_link_per_end_piece(self, share: dict[frozenset, float]) -> set:
+    def _believed_links(self, share: dict[frozenset, float]) -> set:
         """The links voted for (link -> share of the readings seeing both its cards that showed
-        it), less those of a head or tail that has a link shown by a larger share: it has one
-        connecting end, and two readings that put different cards beside it -- one a card
-        matched to the wrong sighting -- would make it join two snakes.  Links shown as
-        surely stand: a card laid against a head's nose is the foul the camera saw; so do the
-        links of the settled table (such a foul, judged already)."""
+        it) that are believed.  Not those of a head or tail that has a link shown by a larger
+        share: it has one connecting end, and two readings that put different cards beside it
+        -- one a card matched to the wrong sighting -- would make it join two snakes.  Links
+        shown as surely stand: a card laid against a head's nose is the foul the camera saw.
+        Nor a link between two cards that share no colour (neither a rainbow card) that some
+        reading seeing both did not show: that is a foul, and a foul is reported only when the
+        camera saw it clearly.  The links of the settled table stand (such a foul, judged
+        already)."""
         settled = links_of(self.chains)
-        ends = {t for e in share for t in e if Card.parse(self._track(t).identity).kind.is_end_piece}
+        cards = {t: Card.parse(self._track(t).identity) for e in share for t in e}
+        ends = {t for t, card in cards.items() if card.kind.is_end_piece}
         best: dict[int, float] = {}
         for e in share:
             for t in e & ends:
                 best[t] = max(best.get(t, 0.0), share[e])
-        return {e for e in share if e in settled or all(share[e] >= best[t] for t in e & ends)}
+
+        def believed(e: frozenset) -> bool:
+            a, b = (cards[t].colours for t in e)
+            foul = a and b and not set(a) & set(b)
+            return all(share[e] >= best[t] for t in e & ends) and (share[e] >= 1.0 or not foul)
+        return {e for e in share if e in settled or believed(e)}
 
     def _still_waiting(self, waited: dict[int, int], present: set, placed: set) -> dict[int, int]:
         """Of the cards that waited (card -> frame first showing it), those this reading missed

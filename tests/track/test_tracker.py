@@ -1073,6 +1073,32 @@ def test_a_card_laid_read_touching_a_snakes_middle_touches_only_its_ends(laid, l
     assert sorted(c if c[0] < c[-1] else c[::-1] for c in chains) == want
 
 
+@pytest.mark.parametrize("every", [False, True])
+def test_a_foul_link_is_believed_only_when_every_reading_shows_it(every):
+    # H-green laid alone below M-orange-yellow: cards that share no colour, so a link between
+    # them is a foul.  The first reading links them, the second misses the head, the third
+    # (the two disagreed) sees both cards apart -- or linked as the first did
+    tables = [[["M-orange-yellow"]], [["M-orange-yellow"], ["H-green"]]]
+
+    def fault(data, call):
+        if call == 3 or (every and call == 5):
+            data["snakes"] = [{"cards": [c["id"] for c in data["cards"]], "complete": False}]
+        if call == 4:
+            data = keep_cards(data, [c for c in data["cards"] if c["kind"] != "head"])
+        return data
+    analyzer = FakeAnalyzer(fault=fault)
+    tracker = Tracker(analyzer, PLAYERS)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t) for t in tables])
+    (move,) = p.moves()       # (the first table is where play starts)
+    assert analyzer.calls == 5
+    if every:   # a foul the camera clearly saw is reported
+        assert (move["card"], move["action"], move["legal"], move["code"]) == \
+            ("H-green", "extend", False, "colour_mismatch")
+    else:
+        assert (move["card"], move["action"], move["legal"]) == ("H-green", "new", True)
+
+
 def test_a_card_missed_in_the_table_judged_last_is_judged_before_the_next_card():
     # M-purple-blue is read doubtfully in the second table, so that change waits and is judged
     # from the third table's picture; every reading of that picture misses M-green-orange,
