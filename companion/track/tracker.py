@@ -455,7 +455,7 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
 
         def believed(e: frozenset) -> bool:
             a, b = (cards[t].colours for t in e)
-            foul = a and b and not set(a) & set(b)
+            foul = bool(a and b) and not set(a) & set(b)
             return all(share[e] >= best[t] for t in e & ends) and (share[e] >= 1.0 or not foul)
         return {e for e in share if e in settled or believed(e)}
 
