@@ -26,7 +26,8 @@ from .profile import Profile
 from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
                     signed_inside, squared)
 from .sizes import CardSizes
-from .split import SPLIT_BUDGET, SeamGradient, card_on_side, cut_row, peel_strip, split_blob, split_evenly
+from .split import (SPLIT_BUDGET, SeamGradient, card_on_side, cut_row, peel_strip, split_blob, split_evenly,
+                    split_to_size)
 
 WORK_LONG_SIDE = 1024      # px: the downscaled copy the search runs on (see work_scale)
 MIN_SHORT_SIDE = 40        # px in the original image: smaller cards are not looked for
@@ -389,7 +390,13 @@ def cut_blob(blob: Blob, alone: list, sizes: CardSizes | None, gradient: SeamGra
         if len(peeled) > len(got):
             got = peeled
     row = cut_row(c, gradient, aspect_hi)
-    return row if len(row) > len(got) else got
+    if len(row) > len(got):
+        got = row
+    if len(got) > 1 or not sizes or len(alone) < 2:
+        return got
+    # no cut found: the strip cut to the size of the cards found alone
+    sized = split_to_size(c, *_card_size(sizes, c))
+    return sized if len(sized) > len(got) else got
 
 
 def _overlaps(quad: np.ndarray, found: list[tuple[np.ndarray, float]]) -> bool:

@@ -3,8 +3,8 @@
 The cut runs between notches of the outline (two rounded corners meeting, the
 wedge of an angled joint); a straight strip without notches is cut into equal
 card lengths, or at the seams that repeat along it under the view's
-perspective; a strip of known card size is peeled card by card along its
-seams.  Overlapping cards (a fan) are not cut: their top card is grown from
+perspective, or, of known card size, into as many cards as it is long; a strip
+of known card size is also peeled card by card along its seams.  Overlapping cards (a fan) are not cut: their top card is grown from
 a side of the region (`card_on_side`).
 """
 from __future__ import annotations
@@ -29,6 +29,8 @@ ROW_QUANTILE = 0.25        # seams show than its cards' middles, the weakest sea
                            # the art's outline)
 ROW_LONGEST = 1.8          # widths: a row shorter than this is not two cards end to end
 ROW_REACH = 0.1            # of a card's length: how far a seam is looked for from its place
+SIZED_SLACK = 0.15         # of a card's length: how far the cards of a row cut to size may be from it,
+SIZED_COUNT_SLACK = 0.35   # ... and of a card: how far the row's length from a whole number of them
 FORESHORTENED = 0.7        # the least a side looks of its length, the camera 45 degrees from straight down
 
 
@@ -164,6 +166,38 @@ def split_evenly(contour: np.ndarray, aspect: float) -> list[tuple[np.ndarray, f
         t0, t1 = k / n, (k + 1) / n
         quad = np.array([a0 + (a1 - a0) * t0, a0 + (a1 - a0) * t1, b0 + (b1 - b0) * t1, b0 + (b1 - b0) * t0])
         out.append((quad.astype(np.float64), 0.5))
+    return out
+
+
+def split_to_size(contour: np.ndarray, short: float, long_: float) -> list[tuple[np.ndarray, float]]:
+    """A straight strip of touching cards of known size, cut into as many equal cards as its
+    length holds.
+
+    A learnt map's row fades over a few pixels each side, so the strip looks wider than its
+    cards and `split_evenly`, which takes a card's length from the strip's width, miscounts
+    them; the cards' size where the strip lies (from the cards found alone) does not depend
+    on how sharp the map is.  Each card keeps the strip's centre line and at most the cards'
+    width (cut as wide as the faded strip, fewer pieces showed a card's step at their sides).
+    """
+    area = cv2.contourArea(contour)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+    width, length = min(w, h), max(w, h)
+    if not short or area < ROW_FILL * w * h or not 0.7 * short <= width <= ROW_WIDEST * short:
+        return []
+    # the size is a plane fitted over the picture, a few hundredths off: a long row's count
+    # is refused when it lies between two whole numbers, not guessed
+    cards = length / long_
+    n = int(round(cards))
+    if n < 2 or abs(cards - n) > SIZED_COUNT_SLACK or abs(length / n - long_) > SIZED_SLACK * long_:
+        return []
+    a = np.deg2rad(angle)
+    u = np.array([np.cos(a), np.sin(a)]) if w >= h else np.array([-np.sin(a), np.cos(a)])
+    v = np.array([-u[1], u[0]]) * min(width, short) / 2
+    start = np.array([cx, cy]) - u * length / 2
+    out = []
+    for k in range(n):
+        p0, p1 = start + u * length * k / n, start + u * length * (k + 1) / n
+        out.append((np.array([p0 - v, p1 - v, p1 + v, p0 + v], np.float64), 0.5))
     return out
 
 

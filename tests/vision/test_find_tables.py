@@ -487,3 +487,22 @@ def test_on_a_rendered_table_two_touching_cards_with_no_card_alone_are_cut_at_th
     assert set(pair) <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
     monkeypatch.setattr(find, "cut_row", lambda *args: [])
     assert not set(pair) & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
+
+
+def test_on_a_rendered_table_a_row_no_cut_parts_is_cut_to_the_size_of_the_cards_found_alone(analyzer,
+                                                                                             monkeypatch):
+    """A straight snake of four on a pale laminate, far from a 4K camera: the learnt map
+    shows it as one strip with no seam in it, nor a notch; the twenty cards found alone
+    elsewhere say how long a card is there."""
+    import companion.vision.find as find
+    from companion.bench.metrics import match_cards
+    from companion.bench.run import bench_scene_seed
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    scene = render_scene(bench_scene_seed(3, "hard", 8), tier="hard", style=HELD_OUT_STYLE)   # a development seed
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    snake = next(s["cards"] for s in scene.truth["snakes"] if len(s["cards"]) == 4 and 0 in s["cards"])
+    middles = set(snake[1:])   # the three after its tail
+    assert middles <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
+    monkeypatch.setattr(find, "split_to_size", lambda *args: [])
+    assert not middles & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))

@@ -115,3 +115,32 @@ def test_a_long_strip_without_seams_is_not_cut():
     from companion.vision.split import SeamGradient, cut_row
     picture, contour, _ = _row_in_perspective([80] * 6, seams=False)
     assert cut_row(contour, SeamGradient(picture), 1.6) == []
+
+
+def _faded_strip(cards, length=80, width=60, fade=8):
+    """The outline of `cards` cards `length` long and `width` across lying end to end along x,
+    as a learnt map shows them: the strip `fade` pixels wider each side, no notch, no seam."""
+    mask = np.zeros((width + 4 * fade + 40, cards * length + 80), np.uint8)
+    cv2.rectangle(mask, (40, 20 + fade), (40 + cards * length - 1, 20 + 3 * fade + width - 1), 255, -1)
+    return max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+
+
+@pytest.mark.parametrize("cards, measured", [(2, 86.0), (5, 84.0), (9, 81.5)])
+def test_a_strip_of_known_card_size_is_cut_into_as_many_cards_as_it_holds(cards, measured):
+    from companion.vision.split import split_to_size
+    # cards found alone elsewhere measured a little longer than these: the size is a fit
+    pieces = split_to_size(_faded_strip(cards), 60.0, measured)
+    assert len(pieces) == cards
+    centres = sorted(q.mean(axis=0)[0] for q, _ in pieces)
+    assert np.allclose(centres, 40 + 80 * np.arange(cards) + 40, atol=1.5)
+    for quad, _ in pieces:
+        across = np.ptp(quad[:, 1])
+        assert across <= 60.5   # as wide as a card, not as the faded strip
+
+
+def test_a_strip_no_whole_number_of_cards_long_is_not_cut_to_size():
+    from companion.vision.split import split_to_size
+    assert split_to_size(_faded_strip(5), 60.0, 80.0 * 5 / 4.5) == []     # four and a half cards
+    assert split_to_size(_faded_strip(5, width=110), 60.0, 80.0) == []     # two rows side by side
+    # nine cards measured 7% long: eight or nine, the count is not guessed
+    assert split_to_size(_faded_strip(9), 60.0, 86.0) == []
