@@ -40,6 +40,7 @@ BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon on
 LOOSE_BOXED_SCORE = 0.7    # ... and this well, where nothing else is found (`last_resort`)
 ROUNDED_BOXED_SCORE = 0.6  # ... or this well, in a blurred map, whose regions' corners are all rounded
 ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below any sharp map's
+OPENED_TRUST = 0.5         # an outline fitted once bumps are opened off its region: below a cut piece's
 PAIR_ASPECT = 1.75         # a quad this much longer than wide may be two square cards end to end
 PAIR_AREA = 1.6            # ... and is, with this many times the area of the other cards where it lies
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
@@ -171,6 +172,7 @@ class Regions(NamedTuple):
     blobs: list                      # Blob
     last_resort: list                # (quad, score): cards fitted loosely, only where nothing else is
     unlike_singles: list             # (quad, score): cards of the unlike-the-table map
+    opened: list                     # (quad, score): cards fitted once bumps were opened off a region
 
 
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
@@ -190,6 +192,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
                               [b.contour for b in regions.blobs if b.contrast_in is rows_in],
                               aspect_lo, aspect_hi)
+    kept = suppress(kept + [(q, s) for q, s in regions.opened if _one_card(q, sizes)])
     pieces, unlike_pieces, searched = cut_regions(regions.blobs, kept, alone, sizes, maps, aspect_lo,
                                                   aspect_hi, fans)
     last_resort = regions.last_resort + searched
@@ -250,7 +253,7 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
     edges, paper_p, unlike_p = maps.edges, maps.paper_p, maps.unlike_p
     singles: list[tuple[np.ndarray, float, bool]] = []
     blobs: list[Blob] = []
-    last_resort, unlike_singles = [], []
+    last_resort, unlike_singles, opened_cards = [], [], []
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
     for (mask, closed, step, whole_only, rounded), contrast_in in maps.masks:
@@ -297,6 +300,17 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
                         _shortest_side(boxed) >= min_side * 0.9 and \
                         edge_contrast(contrast_in, boxed, step) >= ALONE_CONTRAST:
                     last_resort.append((boxed, boxed_score))
+            if score == 0 and not from_edges and not rounded:
+                # a cloth's spots touching a card join its region as bumps on its outline:
+                # opened by a disc wider than a spot, the region is the card's again; or it is
+                # two cards touching, or a fan, a card's shape too once opened: it is still
+                # cut, and the outline is a card only if it has one card's size (`find_quads`)
+                opened = _without_bumps(c, min(rw, rh))
+                if opened is not None:
+                    refit, refit_score = _best_fit(opened, aspect_lo, aspect_hi)
+                    if refit_score > 0 and _shortest_side(refit) >= min_side * 0.9 and \
+                            edge_contrast(contrast_in, refit, step) >= ALONE_CONTRAST:
+                        opened_cards.append((refit, refit_score * OPENED_TRUST))
             if score == 0 and (contrast_in is paper_p or contrast_in is unlike_p):
                 # a loose fit, and perhaps two cards side by side: only where nothing else is found
                 loose, loose_score = _paper_card(maps.gray, rect, blob.fill, aspect_lo, aspect_hi)
@@ -315,7 +329,39 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
                         to_cut.append(blob)
             elif area > 1.6 * min_area:
                 to_cut.append(blob)
-    return Regions(singles, blobs, last_resort, unlike_singles)
+    return Regions(singles, blobs, last_resort, unlike_singles, opened_cards)
+
+
+def _best_fit(contour: np.ndarray, aspect_lo: float, aspect_hi: float) -> tuple[np.ndarray | None, float]:
+    """The better scored of a region's fitted polygon and its least rectangle squared to it
+    (the polygon of a well rounded outline may put a corner halfway along a side)."""
+    area = cv2.contourArea(contour)
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    boxed = squared(contour, cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float64))
+    best, best_score = None, 0.0
+    for quad in (fit_quad(contour, hull=hull), boxed):
+        score = 0.0 if quad is None else quad_shape_score(quad, contour, area, aspect_lo, aspect_hi, hull_area)
+        if score > best_score:
+            best, best_score = quad, score
+    return best, best_score
+
+
+def _without_bumps(contour: np.ndarray, width: float) -> np.ndarray | None:
+    """The outline of a region opened by a disc a fifth of its `width` across (at least 5 px):
+    what is left of its largest part, None when the opening took more than a third of it."""
+    x, y, w, h = cv2.boundingRect(contour)
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(mask, [contour - np.array([x - 1, y - 1], np.int32)], -1, 255, -1)
+    k = max(5, 2 * int(round(0.1 * width)) + 1)
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not parts:
+        return None
+    part = max(parts, key=cv2.contourArea)
+    if cv2.contourArea(part) < 0.67 * cv2.contourArea(contour):
+        return None
+    return part + np.array([x - 1, y - 1], np.int32)
 
 
 def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | None, maps: SearchMaps,

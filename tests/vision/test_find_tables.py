@@ -506,3 +506,39 @@ def test_on_a_rendered_table_a_row_no_cut_parts_is_cut_to_the_size_of_the_cards_
     assert middles <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
     monkeypatch.setattr(find, "split_to_size", lambda *args: [])
     assert not middles & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
+
+
+def test_spots_of_a_cloth_touching_a_card_are_opened_off_its_outline():
+    """A card's region with a cloth's spots caught on its sides and corners fits no card shape;
+    opened by a disc wider than a spot, it is the card again."""
+    from companion.vision.find import _best_fit, _without_bumps
+    mask = np.zeros((200, 200), np.uint8)
+    card = _card_corners((100, 100), (60, 96), 20)
+    cv2.fillConvexPoly(mask, np.int32(np.round(card)), 255)
+    centre = card.mean(axis=0)
+    caught = [card[0], card[2], (card[0] + card[1]) / 2, (card[2] + card[3]) / 2]
+    for point in caught:   # each spot half off the card, pushed outward
+        x, y = point + 3.0 * (point - centre) / np.linalg.norm(point - centre)
+        cv2.circle(mask, (int(round(x)), int(round(y))), 4, 255, -1)
+    region = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    quad, score = _best_fit(region, 1.0, 1.6)
+    assert quad is None or polygon_iou(quad, card) < 0.9     # the spots spoil the fit
+    quad, score = _best_fit(_without_bumps(region, 60.0), 1.0, 1.6)
+    assert score > 0 and polygon_iou(quad, card) > 0.9
+
+
+def test_on_a_rendered_striped_cloth_cards_with_stripes_caught_on_their_outline_are_found(analyzer, monkeypatch):
+    """Three cards of a snake and a card alone on a yellow striped cloth (a development seed): the
+    stripes touching them join their regions in every map."""
+    import companion.vision.find as find
+    from companion.bench.metrics import match_cards
+    from companion.bench.run import bench_scene_seed
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    scene = render_scene(bench_scene_seed(5, "hard", 4), tier="hard", style=HELD_OUT_STYLE)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    faces = {c["id"] for c in scene.truth["cards"] if c["kind"] != "back"}
+    assert len(faces) == 4
+    assert faces <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
+    monkeypatch.setattr(find, "_without_bumps", lambda *args: None)
+    assert not faces & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))

@@ -43,8 +43,10 @@ def test_other_games_cards_are_never_taken_for_hisss_cards(entry, analyzer):
 # count as found: two guessed rectangles of bare cloth stood in for the king it misses.)
 # (002, 013 and 014 pass since an unsure `unknown` whose outline the finder fitted as well as
 # a card's stays a card, 2026-12-06; 004 reached its count then only with two printed diamonds
-# of a card it misses, and counts card-sized outlines only since.)
-CARDS_MISSED = {"cards/004.jpg", "cards/009.jpg", "cards/017.jpg", "cards/018.jpg"}
+# of a card it misses, and counts card-sized outlines only since.)  (010's seven of diamonds has
+# never been found: the photo counted as passing on a nine cut by the frame, found as a last
+# resort until the spades' pips, opened off their regions, came to lie in its place, 2026-12-07.)
+CARDS_MISSED = {"cards/004.jpg", "cards/009.jpg", "cards/010.jpg", "cards/017.jpg", "cards/018.jpg"}
 SYMBOL_AREA = 0.3   # of the median outline's area: a symbol printed on a card, not a card
 ROOMS_WITH_FALSE_CARDS = {"negatives/003.jpg", "negatives/004.jpg"}
 
@@ -54,7 +56,7 @@ def _known_gaps(folder, failing, reason):
                          if e["file"] in failing else ()) for e in _entries(folder)]
 
 
-@pytest.mark.parametrize("entry", _known_gaps("cards/", CARDS_MISSED, "real photos: in 18 of 22 photos every "
+@pytest.mark.parametrize("entry", _known_gaps("cards/", CARDS_MISSED, "real photos: in 17 of 22 photos every "
                                               "real card is found (8 to 17 between training sets)"))
 def test_other_games_cards_are_all_found(entry, analyzer):
     found = [c for c in _analyse(analyzer, entry)["cards"] if c["kind"] == "unknown"]
