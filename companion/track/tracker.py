@@ -24,8 +24,9 @@ This module holds the frames-to-settled-tables part; the rest of `Tracker` lives
 beside it by concern: what the pixels say about a reading (`pixels`), naming
 cards (`naming`), doubtful new cards (`doubt`), dating cards found late
 (`dating`), ordering the moves of one change (`gap`), the record of tables,
-moves and corrections (`record`), saving and resuming (`persistence`), and pure
-helpers over tables (`tables`).  Settings and `TrackEvent` are in `settings`.
+moves and corrections (`record`), saving and resuming (`persistence`), which links
+between cards are believed (`links`), and pure helpers over tables (`tables`).
+Settings and `TrackEvent` are in `settings`.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from companion.game.cards import Card, Kind
+from companion.game.cards import Card
 from companion.game.deck import Deck, load_deck
 
 from .dating import PlaceTest, SettledPictures
@@ -45,6 +46,7 @@ from .frames import EncodedFrame, full_image
 from .gap import OrderedSteps, cut_out
 from .gate import ChangeGate
 from .identity import Track, match_sightings, same_cards_apart
+from .links import TableLinks
 from .naming import CardNaming
 from .persistence import SavedState
 from .pixels import SAME_PLACE, Change, PixelEvidence
@@ -53,13 +55,10 @@ from .record import MoveRecord
 from .referee_link import SNAKE, RefereeLink
 from .regions import Box, RegionFn, changed_box, grown, only_in
 from .settings import TrackerSettings, TrackEvent
-from .tables import (canonical_chain, chains_from_links, code_of, links_of, outline_gap,
-                     outline_share, reading_signature)
+from .tables import canonical_chain, code_of, outline_share, reading_signature
 
 __all__ = ["Tracker", "TrackerSettings", "TrackEvent"]
 
-TOUCH_GAP = 0.35   # card widths between two outlines that still count as touching
-PUSHED_SHARE = 0.25  # of a card's outline, what a new card must cover to have pushed it away
 # of a settled card's outline, what a new card never seen in the same reading must cover to be
 # that card read otherwise
 OTHER_READING_SHARE = 0.25
@@ -80,7 +79,7 @@ class _Window:
         return None if self.image is None else self.image.shape
 
 
-class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, OrderedSteps):
+class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, OrderedSteps, TableLinks):
     def __init__(self, analyze: AnalyzeFn, players: Sequence[str], deck: Deck | None = None,
                  settings: TrackerSettings | None = None,
                  referee_factory: Callable[..., Any] | None = None,
@@ -435,30 +434,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
                 self._looks.pop(t, None)
         return events
 
-    def _believed_links(self, share: dict[frozenset, float]) -> set:
-        """The links voted for (link -> share of the readings seeing both its cards that showed
-        it) that are believed.  Not those of a head or tail that has a link shown by a larger
-        share: it has one connecting end, and two readings that put different cards beside it
-        -- one a card matched to the wrong sighting -- would make it join two snakes.  Links
-        shown as surely stand: a card laid against a head's nose is the foul the camera saw.
-        Nor a link between two cards that share no colour (neither a rainbow card) that some
-        reading seeing both did not show: that is a foul, and a foul is reported only when the
-        camera saw it clearly.  The links of the settled table stand (such a foul, judged
-        already)."""
-        settled = links_of(self.chains)
-        cards = {t: Card.parse(self._track(t).identity) for e in share for t in e}
-        ends = {t for t, card in cards.items() if card.kind.is_end_piece}
-        best: dict[int, float] = {}
-        for e in share:
-            for t in e & ends:
-                best[t] = max(best.get(t, 0.0), share[e])
-
-        def believed(e: frozenset) -> bool:
-            a, b = (cards[t].colours for t in e)
-            foul = bool(a and b) and not set(a) & set(b)
-            return all(share[e] >= best[t] for t in e & ends) and (share[e] >= 1.0 or not foul)
-        return {e for e in share if e in settled or believed(e)}
-
     def _still_waiting(self, waited: dict[int, int], present: set, placed: set) -> dict[int, int]:
         """Of the cards that waited (card -> frame first showing it), those this reading missed
         that wait on.  A waiting card missed is not forgotten at once: the reader misses a card
@@ -623,68 +598,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
             return events
         return self._judge(change, chains, table, taken, hidden, forced, window)
 
-    def _links_to_laid(self, added: set, present: set, edges: set) -> set:
-        """Links the reader did not read between a card just laid alone and the open end of a
-        settled snake that its end of the same colour lies within `laid_reach` card widths of.
-        On a patterned cloth a card's outline often falls a fifth short of its end, and the
-        analyser, linking ends up to half a card width apart, reads the card alone beside the
-        snake it extends; widening that reach in every reading joined snakes that only lie
-        near each other.  Here only a card just laid is linked, and only to one open end."""
-        linked = Counter(t for e in edges for t in e)
-        out = set()
-        for t in added:
-            if linked[t] or t not in present:
-                continue
-            for colour in set(Card.parse(self._deck_reading(t)).colours):
-                end = self._end_of(t, colour)
-                if end is None:
-                    continue
-                ends = {u: self._end_of(u, colour) for chain in self.chains for u in {chain[0], chain[-1]}
-                        if u in present and u not in added and colour in self._open_colours(u, chain)}
-                near = [u for u, other in ends.items() if other is not None and np.linalg.norm(end - other)
-                        <= self.settings.laid_reach * min(self._track(t).size, self._track(u).size)]
-                if len(near) == 1:
-                    out.add(frozenset((t, near[0])))
-        return out
-
-    def _end_of(self, t: int, colour: str) -> np.ndarray | None:
-        """Where card t's end of that colour lies: the middle of the outline's side its readings
-        saw the colour point to."""
-        track = self._track(t)
-        direction = track.colour_dirs.get(colour)
-        if direction is None or not np.any(direction):
-            return None
-        c = np.asarray(track.corners, float)
-        sides = (c + np.roll(c, -1, axis=0)) / 2.0
-        return sides[int(np.argmax((sides - track.centre) @ direction))]
-
-    def _open_colours(self, u: int, chain: list[int]) -> set[str]:
-        """The colours of settled card u's ends that no card of its chain meets."""
-        card = Card.parse(self.codes.get(u) or self._track(u).identity)
-        if len(chain) == 1:
-            return set(card.colours)
-        if card.kind is not Kind.MIDDLE:
-            return set()
-        neighbour = chain[1] if chain[0] == u else chain[-2]
-        facing = self._facing.get(u, {}).get(neighbour)
-        return set(card.colours) - {facing} if facing in card.colours else set()
-
-    def _chains_of(self, present: set, edges: set, latest: set, before: set) -> list | None:
-        """The chains the links make; when the links read do not (a card with three
-        neighbours, a loop), the settled links stand between settled cards and the new cards
-        take the links read to them -- or, when those are too many, only those to the ends of
-        settled snakes (a card in a snake's middle has no end left to touch); failing that,
-        the last reading alone.  None: no chains."""
-        chains = chains_from_links(present, edges)
-        if chains is None:
-            settled = {e for e in links_of(self.chains) if e <= present}
-            laid = {e for e in edges if e - before}
-            linked = Counter(t for e in settled for t in e)
-            chains = chains_from_links(present, settled | laid) \
-                or chains_from_links(present, settled | {e for e in laid if all(linked[t] < 2 for t in e)}) \
-                or chains_from_links(present, {e for e in latest if e <= present})
-        return chains
-
     def _judge(self, change: Change, chains: list[list[int]], table: list[list[str]],
                taken: list[list[int]], hidden: set, forced: bool, window: _Window
                ) -> list[TrackEvent]:
@@ -772,24 +685,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
         """The longest side of a settled card's outline, in pixels."""
         return max(float(np.linalg.norm(np.diff(self.tracks[t].corners, axis=0), axis=1).max())
                    for chain in self.chains for t in chain)
-
-    def _beside(self, a: int, b: int, b_corners: np.ndarray | None = None) -> bool:
-        """Two cards' outlines touch, or nearly (a gap under a third of a card's width); b's
-        outline is `b_corners` when given."""
-        ta, tb = self._track(a), self._track(b)
-        return outline_gap(ta.corners, tb.corners if b_corners is None else b_corners) \
-            < TOUCH_GAP * min(ta.size, tb.size)
-
-    def _ends_taken(self, t: int, edges: set) -> bool:
-        """Card t is read touching as many cards as it has ends that join (a middle two,
-        any other face one), each lying beside it (a link read across the gap a missed card
-        left is the reader closing that gap, not a touch)."""
-        ends = 2 if Card.parse(self._track(t).identity).kind is Kind.MIDDLE else 1
-        return sum(t in e and self._beside(*e) for e in edges) >= ends
-
-    def _on_place_of(self, a: int, b: int) -> bool:
-        """Card a covers a good part (PUSHED_SHARE) of where card b lay."""
-        return outline_share(self._track(a).corners, self._track(b).corners) >= PUSHED_SHARE
 
     def _defer(self, window: _Window, added: set, late_found: dict[int, int],
                missing: set, counted: set, edges: set, taken: set) -> list[TrackEvent]:
