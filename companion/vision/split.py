@@ -4,8 +4,9 @@ The cut runs between notches of the outline (two rounded corners meeting, the
 wedge of an angled joint); a straight strip without notches is cut into equal
 card lengths, or at the seams that repeat along it under the view's
 perspective, or, of known card size, into as many cards as it is long; a strip
-of known card size is also peeled card by card along its seams.  Overlapping cards (a fan) are not cut: their top card is grown from
-a side of the region (`card_on_side`).
+of known card size is also peeled card by card along its seams.  Overlapping
+cards (a fan) are not cut: their top card is grown from a side of the region
+(`card_on_side`).
 """
 from __future__ import annotations
 
