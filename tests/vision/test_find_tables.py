@@ -502,7 +502,7 @@ def test_on_a_rendered_table_a_row_no_cut_parts_is_cut_to_the_size_of_the_cards_
     scene = render_scene(bench_scene_seed(3, "hard", 8), tier="hard", style=HELD_OUT_STYLE)   # a development seed
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
     snake = next(s["cards"] for s in scene.truth["snakes"] if len(s["cards"]) == 4 and 0 in s["cards"])
-    middles = set(snake[1:])   # the three after its tail
+    middles = set(snake[1:])   # the three middles after its head
     assert middles <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
     monkeypatch.setattr(find, "split_to_size", lambda *args: [])
     assert not middles & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
