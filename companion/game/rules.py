@@ -27,6 +27,8 @@ COMPLETION_UNSEEN = "completion_unseen"
 
 Table = tuple[Chain, ...]
 
+END_TO_END_MAX = 8   # chains vanished at once that `lying_end_to_end` weighs, at most
+
 
 def as_table(table: Iterable[Iterable[Card | str]]) -> Table:
     return tuple(as_chain(chain) for chain in table if chain)
@@ -200,9 +202,12 @@ def explain_vanished(chains: Sequence[Sequence[Card]], available: Counter
     """Group incomplete chains that left the table into unseen completions.
 
     Two chains one middle could have joined into a complete snake are paired
-    first (one card explains both); each remaining chain stands alone.  Each
-    group comes with its possible completions: exactly one means the missing
-    card is known, none means an incomplete snake was taken.
+    first (one card explains both); then chains that lay end to end, which one
+    card made a complete snake (`lying_end_to_end`): one turn explains them
+    all, where alone each would need a turn of its own or be a snake taken
+    incomplete.  Each remaining chain stands alone.  Each group comes with its
+    possible completions: exactly one means the missing card is known, none
+    means an incomplete snake was taken.
     """
     pending = sorted((canonical(c) for c in as_table(chains)), key=code_key)
     groups: list[tuple[tuple[Chain, ...], list[Completion]]] = []
@@ -219,7 +224,49 @@ def explain_vanished(chains: Sequence[Sequence[Card]], available: Counter
         if not paired:
             groups.append(((pending[i],), completions((pending[i],), available)))
         i += 1
-    return groups
+    while True:
+        alone = [k for k, (group, _) in enumerate(groups) if len(group) == 1]
+        found = lying_end_to_end([groups[k][0][0] for k in alone], available)
+        if found is None:
+            return groups
+        used, options = found
+        # (the group takes the place of its first chain: the others' turns keep their order)
+        groups[alone[used[0]]] = (tuple(groups[alone[k]][0][0] for k in used), options)
+        groups = [g for k, g in enumerate(groups) if k not in {alone[u] for u in used[1:]}]
+
+
+def lying_end_to_end(chains: Sequence[Chain], available: Counter
+                     ) -> tuple[tuple[int, ...], list[Completion]] | None:
+    """The most of these chains (two at least) that, read end to end in some order and
+    either way round, form one chain that one available card completes at an end: their
+    indexes in `chains` (in that order) and the completions; None when no two do.  (A
+    middle meets a middle of its colour at each place they touch: nothing lies between.)
+
+    The chain so formed starts with the head or tail of its first piece; the others are
+    middles only, and the card is the other end.  At most `END_TO_END_MAX` chains are
+    weighed: more vanishing at once is no longer a turn the camera missed."""
+    if len(chains) > END_TO_END_MAX:
+        return None
+    best: tuple[tuple[int, ...], list[Completion]] | None = None
+    middles = [k for k, c in enumerate(chains) if all(card.kind is Kind.MIDDLE for card in c)]
+
+    def grow(order: tuple[int, ...], chain: Chain) -> None:
+        nonlocal best
+        if len(order) >= 2 and (best is None or len(order) > len(best[0])):
+            found = completions((chain,), available)
+            if found:
+                used = tuple(chains[k] for k in order)
+                best = (order, [Completion(c.card, used, c.snake, c.position) for c in found])
+        for k in middles:
+            for way in [] if k in order else _readings(chains[k]):
+                if chain[-1].kind is Kind.MIDDLE and junction_problem(chain[-1], way[0], (0, 1)) is None:
+                    grow(order + (k,), chain + way)
+
+    for k, piece in enumerate(chains):
+        for way in _readings(piece):
+            if way[0].kind.is_end_piece:
+                grow((k,), way)
+    return best
 
 
 def table_problems(table: Sequence[Sequence[Card]], deck=None) -> list[tuple[int, Problem]]:

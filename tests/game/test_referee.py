@@ -79,6 +79,19 @@ def test_unseen_join_completion_is_inferred_from_both_snakes():
     assert last["collected"] == {"player": "Cy", "cards": 4}
 
 
+def test_chains_lying_end_to_end_taken_at_once_were_one_snake_completed_unseen():
+    # [M-red-orange T-orange] and [M-blue-red] face each other red to red; both vanish at
+    # once.  H-red could have completed the first alone, leaving the second taken
+    # incomplete (a foul); lying end to end, H-blue completes both in one turn, which
+    # needs no foul and no second turn unseen
+    result = judge([[["RH", "M-green-yellow"], ["M-blue-red"], ["T-orange"]],
+                    [["RH", "M-green-yellow"], ["M-blue-red"], ["M-red-orange", "T-orange"]],
+                    [["RH", "M-green-yellow"]]])
+    assert [(m["player"], m["card"], m["action"], m["legal"]) for m in result["moves"][1:]] == \
+        [("Ben", "H-blue", "complete", True)]
+    assert result["piles"]["Ben"] == [["H-blue", "M-blue-red", "M-red-orange", "T-orange"]]
+
+
 def test_taking_an_incomplete_snake_is_illegal():
     result = judge([[["M-red-blue"]], [["M-red-blue", "M-blue-green"]], []])
     last = result["moves"][-1]

@@ -2,7 +2,7 @@ from companion.game.cards import Card
 from companion.game.chains import as_chain, canonical, describe_chain, is_complete, table_multiset
 from companion.game.deck import load_deck
 from companion.game.rules import (as_table, completions, explain_vanished, fits_somewhere,
-                                  legal_placements, placement_problems)
+                                  legal_placements, lying_end_to_end, placement_problems)
 
 
 def table(*chains):
@@ -97,6 +97,20 @@ def test_completions_infer_the_only_card_that_fits():
     assert only.card.code == "T-blue" and is_complete(only.snake)
     everything = +deck.remaining([])
     assert sorted(c.card.code for c in completions(chains, everything)) == ["RT", "T-blue"]
+
+
+def test_lying_end_to_end_finds_the_most_chains_one_card_completes():
+    deck = load_deck()
+    available = +deck.remaining([card("RH"), card("RT")])
+    tail, middle, other = (as_chain(["M-orange-red", "T-red"]), as_chain(["M-blue-orange"]),
+                           as_chain(["M-green-blue", "M-blue-yellow"]))
+    used, options = lying_end_to_end([middle, other, tail], available)
+    assert used == (2, 0)    # the tail's piece first, then the middle that meets it
+    assert [o.card.code for o in options] == ["H-blue"]
+    assert is_complete(options[0].snake) and len(options[0].snake) == 4
+    # chains whose ends do not meet, or that need two cards, are not one snake
+    assert lying_end_to_end([tail, other], available) is None
+    assert lying_end_to_end([middle, other], available) is None
 
 
 def test_explain_vanished_pairs_chains_one_middle_joins():
