@@ -48,6 +48,20 @@ class Change:
     ghost_links: set = field(default_factory=set)    # links read to cards that were never laid
 
 
+@dataclass(eq=False)
+class MissedSighting:
+    """A new card a settled table read doubtfully, left waiting, then missed and judged
+    without: where it lay, what it was read as, the frame of the picture that first showed
+    it, and a picture taken after (`small`) to tell whether its place changed since."""
+    corners: np.ndarray
+    code: str
+    frame: int
+    small: np.ndarray
+
+
+MISSED_KEPT = 8    # missed sightings remembered, the latest
+
+
 class PixelEvidence:
     def _weigh_pixels(self, change: Change, window: _Window, waited: dict[int, int],
                       unmoved: PlaceTest) -> Change:
@@ -73,6 +87,12 @@ class PixelEvidence:
         # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
         last_seen = self._unmoved(window, self._pictures.last) if len(self._pictures) else None
         stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
+        # (one seen there before, in a change judged without it, was laid when first seen)
+        missed = self._laid_while_missed(stale, edges, window)
+        self.stats["laid_while_missed"] += len(missed)
+        stale -= missed
+        added -= missed
+        before |= missed
         # One only nudged since then (by a card laid against it) lay there already: if its
         # place changed in an earlier picture, it was laid then.
         moved_a_little = self._nudged(window, self._pictures.last) if len(self._pictures) else None
@@ -184,6 +204,39 @@ class PixelEvidence:
                                    empty[0] if first else None)
             self._read_empty = None
         return start
+
+    def _remember_missed(self, t: int, frame: int, window: _Window) -> None:
+        """Card `t` waited from `frame` on and is forgotten now, never judged (see
+        `_laid_while_missed`)."""
+        sighting = MissedSighting(self.tracks[t].corners.copy(), self._deck_reading(t), frame,
+                                  window.small)
+        self._missed_sightings = self._missed_sightings[1 - MISSED_KEPT:] + [sighting]
+
+    def _laid_while_missed(self, stale: set, edges: set, window: _Window) -> set:
+        """Cards found where nothing changed since the last settle, alone, that a
+        settled table before it read as new on the same place as the same card, left waiting
+        (its reading was in doubt) and then missed (`MissedSighting`), where nothing changed
+        since: a card the reader finds and loses in turn.  Read alike in two pictures a judged
+        table apart, it is no invention of one still picture; it was laid when first seen,
+        and every table judged since is corrected to hold it (`_found_since`)."""
+        alone = {t for t in stale if not any(t in e for e in edges)}
+        matched: dict[int, list[MissedSighting]] = {}
+        for t in alone:
+            corners, code = self.tracks[t].corners, self._deck_reading(t)
+            for sighting in self._missed_sightings:
+                unmoved = self._unmoved(window, sighting.small)
+                if sighting.code == code and unmoved is not None and unmoved(corners) \
+                        and outline_share(corners, sighting.corners) >= SAME_PLACE:
+                    matched.setdefault(t, []).append(sighting)
+        first = {t: min(s.frame for s in sightings) for t, sightings in matched.items()}
+        placed = set()
+        for frame in sorted(set(first.values())):
+            cards = {t: self._deck_reading(t) for t, f in first.items() if f == frame}
+            if self._found_since(cards, frame):
+                placed |= set(cards)
+        used = [s for t in placed for s in matched[t]]
+        self._missed_sightings = [s for s in self._missed_sightings if s not in used]
+        return placed
 
     def _carried_places(self, cards: set, seen: set) -> dict[int, np.ndarray]:
         """Where settled cards not seen now lie if their chain was carried as its cards that

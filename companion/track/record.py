@@ -131,6 +131,44 @@ class MoveRecord:
         self._rejoined += [{"table_number": k, "found": sorted(cards.values())}
                            for k in range(len(self.history))]
 
+    def _found_since(self, cards: dict[int, str], frame: int) -> bool:
+        """Cards (track -> code) laid alone at `frame`, in a turn judged without them, and
+        missed since: every table judged from then on is corrected to hold them, the first as
+        the change that laid them (a table of their own is put in when none was judged at that
+        frame), and the game is judged again; followers are told of each table sent so
+        corrected.  False, with nothing changed, when the referee cannot make sense of that or
+        they came before the first table (`_found_from_start`'s case)."""
+        at = next((k for k, e in enumerate(self.history) if e["frame"] >= frame), len(self.history))
+        if at == 0 or at == len(self.history):
+            return False
+        # (the entries themselves are corrected: followers know the tables sent by them)
+        saved = [(entry, entry["tracks"], entry["table"], entry["added"]) for entry in self.history]
+        inserted = self.history[at]["frame"] != frame
+        if inserted:
+            entry = self.history[at - 1]
+            self.history.insert(at, {"frame": frame, "table": entry["table"],
+                                     "tracks": entry["tracks"], "added": [], "taken": [],
+                                     "evidence": {"before": entry["evidence"]["after"], "after": frame}})
+        for entry in self.history[at:]:
+            entry["tracks"] = entry["tracks"] + [[t] for t in cards]
+            entry["table"] = entry["table"] + [[code] for code in cards.values()]
+        self.history[at]["added"] = self.history[at]["added"] + sorted(cards)
+        try:
+            self._rejudge()
+        except Exception:   # the referee cannot make sense of the corrected game: leave it be
+            self.history = [entry for entry, *_ in saved]
+            for entry, tracks, table, added in saved:
+                entry.update(tracks=tracks, table=table, added=added)
+            self._rejudge()
+            return False
+        self.codes.update(cards)
+        self.chains += [[t] for t in cards]
+        for rejoined in self._rejoined:
+            rejoined["table_number"] += inserted and rejoined["table_number"] >= at
+        self._rejoined += [{"table_number": k, "found": sorted(cards.values())}
+                           for k in range(at + inserted, len(self.history))]
+        return True
+
     def _laid_before_judged(self, late: dict[int, int], chains, table, shape) -> set[int]:
         """Cards found late whose place shows they were laid a turn before the one judged last
         (`SettledPictures.there_before_judged`), not linked to its card: that turn's table is

@@ -49,7 +49,7 @@ from .identity import Track, match_sightings, same_cards_apart
 from .links import TableLinks
 from .naming import CardNaming
 from .persistence import SavedState
-from .pixels import SAME_PLACE, Change, PixelEvidence
+from .pixels import SAME_PLACE, Change, MissedSighting, PixelEvidence
 from .reading import AnalyzeFn, Reading, SeenCard, parse_reading, takes_known, without_cards
 from .record import MoveRecord
 from .referee_link import SNAKE, RefereeLink
@@ -144,6 +144,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
                                                     # all its cards were laid since
         self._alone_since_first: list[tuple[np.ndarray, int]] = []  # such cards found once: where,
                                                     # and how many tables were judged then
+        self._missed_sightings: list[MissedSighting] = []   # new cards that waited, then were
+                                                    # missed and judged without (`_laid_while_missed`)
 
     # ----------------------------------------------------------------- public
 
@@ -430,6 +432,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
             if (t not in known or t in waited) and t not in placed | set(self._waiting) \
                     | set(self._waiting_unseen) \
                     and t not in self.codes:
+                if t in waited:
+                    self._remember_missed(t, waited[t], window)
                 del self.tracks[t]        # a tentative card that did not last
                 self._looks.pop(t, None)
         return events

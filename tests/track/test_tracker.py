@@ -1937,3 +1937,23 @@ def test_a_card_the_deck_holds_one_of_found_away_from_its_snake_is_that_card_mov
     p = Player(tracker, analyzer)
     p.play(tables)
     assert summary(p.moves()) == [(None, None, "none", False, "rearranged")]
+
+
+def test_a_card_read_doubtfully_then_missed_through_judged_tables_is_judged_in_its_turn_once_found():
+    # T-orange is read doubtfully in every reading of the table it is laid in, so that change
+    # waits; the next two tables miss it, and are judged without it (it is forgotten).  Found
+    # again where it was first seen, and read alike, it is no invention of one still picture:
+    # it was laid in its own turn, and the tables judged since are corrected to hold it
+    tables = [[["M-blue-green"], ["H-red"]],
+              [["M-blue-green"], ["H-red"], ["T-orange"]],
+              [["M-blue-green"], ["H-red", "M-red-purple"], ["T-orange"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red", "M-red-purple"], ["T-orange"]],
+              [["M-blue-green", "M-green-yellow"], ["H-red", "M-red-purple", "M-purple-blue"],
+               ["T-orange"]]]
+    doubt = _misread_in(range(4, 7), ["orange"], ["orange"], 0.5)
+    lose = _lost(range(7, 13), ["orange"])
+    tracker, p = run(tables, fault=lambda data, call: lose(doubt(data, call), call))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert tracker.stats["deferred"] >= 1 and tracker.stats["laid_while_missed"] == 1
+    found = [e.data for e in p.events if e.kind == "correction"]
+    assert found and all(c["found"] == ["T-orange"] for c in found)
