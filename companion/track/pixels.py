@@ -87,6 +87,16 @@ class PixelEvidence:
         # reader missed it (`SettledPictures.laid_unseen`); otherwise it was never laid.
         last_seen = self._unmoved(window, self._pictures.last) if len(self._pictures) else None
         stale = {t for t in added if (last_seen or unmoved)(self.tracks[t].corners)}
+        # A card judged taken, found again where it was joined, was carried there and missed
+        # (`_came_back`): it never left.
+        back = self._came_back(added, edges)
+        if back:
+            self.stats["came_back"] += len(back)
+            present, edges, latest = (_renamed(present, back), _renamed(edges, back),
+                                      _renamed(latest, back))
+            added -= set(back)
+            stale -= set(back)
+            before |= set(back.values())
         # (one seen there before, in a change judged without it, was laid when first seen)
         missed = self._laid_while_missed(stale, edges, window)
         self.stats["laid_while_missed"] += len(missed)

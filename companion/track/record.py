@@ -169,6 +169,76 @@ class MoveRecord:
                            for k in range(at + inserted, len(self.history))]
         return True
 
+    def _came_back(self, added: set, edges: set) -> dict[int, int]:
+        """New cards that are a card judged taken off the table in no complete snake (a foul),
+        of which the deck holds one, read surely and linked to a card that lay on the table
+        when it was last seen or was laid the turn after: it never left.  A reader that misses a lone card carried to be
+        joined, table after table, sees it taken; found again where it was joined, it says
+        otherwise.  Every judged table holding a card it is linked to now, from the one it was
+        laid against on, holds it linked so, and the game is judged again (followers are told
+        of each table so corrected).  Returns new -> the card's old track."""
+        if not self.retired or not self.history:
+            return {}
+        collected = Counter(self.deck.identity(Card.parse(code)) for pile in self.referee.piles().values()
+                            for snake in pile for code in snake if code != "unknown")
+        back = {}
+        for a in sorted(added):
+            card = self.deck.identity(Card.parse(self._deck_reading(a)))
+            if self.deck.count(card) != 1 or collected[card] or \
+                    not self.tracks[a].is_clear(self.settings.doubt_ratio):
+                continue
+            last = {old: k for k, entry in enumerate(self.history) for old in _cards(entry)
+                    if old in self.retired}
+            old = next((t for t in sorted(last, key=last.get, reverse=True)
+                        if self.deck.identity(Card.parse(code_of(self.history[last[t]], t))) == card), None)
+            partners = {t for e in edges if a in e for t in e} - {a}
+            if old is None or not partners or not partners <= set().union(
+                    *map(_cards, self.history[last[old]:last[old] + 2])):
+                continue
+            if self._rejoin(old, partners, last[old], card.code):
+                self.tracks[old] = self.retired.pop(old)
+                self._merge_track(a, old)
+                back[a] = old
+        return back
+
+    def _rejoin(self, old: int, partners: set, last: int, code: str) -> bool:
+        """`_came_back`'s correction of the judged tables, with the game judged again; False,
+        with nothing changed, when a table cannot hold it so or the referee cannot make
+        sense of the game so corrected."""
+        saved = [(entry, entry["tracks"], entry["table"], entry["taken"]) for entry in self.history]
+        changed = []
+        for j, entry in enumerate(self.history):
+            ids = _cards(entry)
+            if not partners & ids or (old not in ids and j <= last):
+                continue
+            links = links_of(entry["tracks"]) | {frozenset((old, p)) for p in partners & ids}
+            chains = chains_from_links(ids | {old}, links)
+            if chains is None:
+                changed = []
+                break
+            was = dict(entry)
+            entry["taken"] = [c for c in entry["taken"] if old not in c]
+            entry["tracks"] = chains
+            entry["table"] = [[self._orient(t, code_of(was, t) or code, c, i) for i, t in enumerate(c)]
+                              for c in chains]
+            changed.append(j)
+        try:
+            if not changed:
+                raise ValueError("no table holds it")
+            self._rejudge()
+        except Exception:   # no table can hold it, or the referee cannot make sense of it
+            for entry, tracks, table, taken in saved:
+                entry.update(tracks=tracks, table=table, taken=taken)
+            self._rejudge()
+            return False
+        self.codes[old] = code
+        self.chains = [list(c) for c in self.history[-1]["tracks"]]
+        for j in changed:
+            entry = self.history[j]
+            joined = next(codes for ids, codes in zip(entry["tracks"], entry["table"]) if old in ids)
+            self._rejoined.append({"table_number": j, "joined": joined})
+        return True
+
     def _laid_before_judged(self, late: dict[int, int], chains, table, shape) -> set[int]:
         """Cards found late whose place shows they were laid a turn before the one judged last
         (`SettledPictures.there_before_judged`), not linked to its card: that turn's table is

@@ -1957,3 +1957,45 @@ def test_a_card_read_doubtfully_then_missed_through_judged_tables_is_judged_in_i
     assert tracker.stats["deferred"] >= 1 and tracker.stats["laid_while_missed"] == 1
     found = [e.data for e in p.events if e.kind == "correction"]
     assert found and all(c["found"] == ["T-orange"] for c in found)
+
+
+def test_a_lone_card_carried_to_be_joined_and_missed_till_judged_taken_comes_back():
+    # T-yellow is carried to the snake and joined to it by M-yellow-blue; the reader misses it
+    # there table after table, so it is judged taken, incomplete: a foul.  Found again where
+    # it was joined (the deck holds one), it never left: the tables judged since hold it, the
+    # join is a join, and no snake was taken
+    snake = ["T-yellow", "M-yellow-blue", "M-blue-red", "M-red-purple"]
+    tables = [[["M-blue-red", "M-red-purple"], ["T-yellow"]],
+              [snake],
+              [snake, ["H-green"]],
+              [snake, ["H-green", "M-green-orange"]],
+              [snake + ["M-purple-green"], ["H-green", "M-green-orange"]]]
+    # (the snake's cards stay where they lay; T-yellow is carried up from the row below, and
+    # the green head is laid well away from where it lay)
+    places = [{0: (2 * (W + 2), 0.0)}] + [{1: (300.0, 0.0)}] * 4
+    analyzer = FakeAnalyzer(fault=_lost(range(4, 13), ["yellow"]))
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    p = Player(tracker, analyzer)
+    p.play([analysis(t, at) for t, at in zip(tables, places)])
+    want = expected(tables)["moves"]
+    assert [m["action"] for m in want] == ["join", "new", "extend", "extend"]
+    assert summary(tracker.moves) == summary(want)
+    assert tracker.stats["came_back"] == 1
+    joined = [e.data for e in p.events if e.kind == "correction" and "joined" in e.data]
+    assert joined and all("T-yellow" in c["joined"] for c in joined)
+
+
+def test_a_card_taken_for_good_and_read_again_elsewhere_later_stays_taken():
+    # T-yellow really is taken off the table (a foul), and later a T-yellow is read at the end
+    # of a snake laid since: linked to no card that lay there when it went, it is no card
+    # that never left, and the foul stands
+    tables = [[["M-blue-red", "M-red-purple"], ["T-yellow"]],
+              [["M-blue-red", "M-red-purple"]],
+              [["M-blue-red", "M-red-purple"], ["H-green"]],
+              [["M-blue-red", "M-red-purple"], ["H-green", "M-green-yellow"]],
+              [["M-blue-red", "M-red-purple"], ["H-green", "M-green-yellow", "T-yellow"]]]
+    tracker, p = run(tables)
+    want = expected(tables)["moves"]
+    assert "collected_incomplete" in [m["code"] for m in want]
+    assert summary(tracker.moves) == summary(want)
+    assert tracker.stats["came_back"] == 0
