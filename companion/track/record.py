@@ -384,11 +384,18 @@ class MoveRecord:
     def _renamed(self, frame: int) -> list[TrackEvent]:
         """`_corrections`' card renames."""
         changed = []
+        held = None
         for t, committed in list(self.codes.items()):
             track = self.tracks[t]
             leader, weight = track.ranked()[0]
             if leader != committed and track.sightings >= 6 and \
                     weight >= self.settings.correction_ratio * track.support(committed):
+                # (not to a card whose every copy the game holds already: the deck says one of
+                # the readings is wrong, and which one the camera cannot say)
+                held = Counter(self._recorded().values()) if held is None else held
+                card = self.deck.identity(Card.parse(leader))
+                if held[card] - (self.deck.identity(Card.parse(committed)) == card) >= self.deck.count(card):
+                    continue
                 self.codes[t] = leader
                 changed.append((t, committed, leader))
         changed = changed or self._doubt_settled()
@@ -426,10 +433,7 @@ class MoveRecord:
         A card of which the game holds more copies than the deck does may also take a reading
         of `alternative_share` of its leader's weight (as `_resolve` lets a new one).  The
         card whose rival comes nearest its leader is weighed first."""
-        # every card the recorded game holds, on the table or collected since
-        recorded = {t: self.deck.identity(Card.parse(code)) for entry in self.history
-                    for ids, codes in zip(entry["tracks"], entry["table"])
-                    for t, code in zip(ids, codes) if code != "unknown"}
+        recorded = self._recorded()
         held = Counter(recorded.values())
         doubted = []
         for t, card in recorded.items():
@@ -453,6 +457,12 @@ class MoveRecord:
             if fouls < now:
                 return [(t, committed, best)]   # one at a time: the next settle weighs the rest
         return []
+
+    def _recorded(self) -> dict[int, Card]:
+        """Every card the recorded game holds, on the table or collected since: track -> card."""
+        return {t: self.deck.identity(Card.parse(code)) for entry in self.history
+                for ids, codes in zip(entry["tracks"], entry["table"])
+                for t, code in zip(ids, codes) if code != "unknown"}
 
     def _renamed_tables(self, renamed: dict[int, str]) -> list[list[list[str]]]:
         """The recorded tables with these cards renamed (oriented along their chains)."""

@@ -1999,3 +1999,17 @@ def test_a_card_taken_for_good_and_read_again_elsewhere_later_stays_taken():
     assert "collected_incomplete" in [m["code"] for m in want]
     assert summary(tracker.moves) == summary(want)
     assert tracker.stats["came_back"] == 0
+
+
+def test_a_card_is_not_renamed_to_a_card_whose_every_copy_the_game_holds():
+    # H-green is read right in the table it is laid in, and as H-red in every reading after
+    # (three times as often, which would rename it); the deck holds one red head, and it lies
+    # on the table: one of the two readings is wrong, so the name the move was judged by stays
+    tables = [[["H-red", "M-red-blue"]],
+              [["H-red", "M-red-blue"], ["H-green"]],
+              [["H-red", "M-red-blue", "M-blue-yellow"], ["H-green"]],
+              [["H-red", "M-red-blue", "M-blue-yellow"], ["H-green", "M-green-orange"]],
+              [["H-red", "M-red-blue", "M-blue-yellow", "M-yellow-purple"], ["H-green", "M-green-orange"]]]
+    tracker, p = run(tables, fault=_misread_in(range(7, 100), ["green"], ["red"], 0.95))
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert [e for e in p.events if e.kind == "correction"] == []
