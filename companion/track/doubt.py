@@ -30,14 +30,35 @@ class DoubtfulCards:
         """New cards no reading of which was about as sure as the table's typical card, or read
         as a card whose copies are all on the table or in the piles already (the deck says
         it is unlikely)."""
+        return self._read_weakly(cards, window) | self._none_left(cards, present)
+
+    def _read_weakly(self, cards: set, window: _Window) -> set:
+        """Of these cards, those no reading of which was about as sure as the table's typical
+        card (`doubt_confidence`)."""
         sure = [c.confidence for r in window.readings for c in r.cards]
         typical = float(np.median(sure)) if sure else 0.0
+        return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical}
+
+    def _none_left(self, cards: set, present: set) -> set:
+        """Of these cards, those read as a card whose every copy is on the table (`present`,
+        settled) or in the piles already."""
+        left = self._copies_left(present)
+        return {t for t in cards if left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
+
+    def _misread(self, cards: set, present: set, window: _Window) -> set:
+        """Of these new cards, those read weakly, and only as cards whose every copy is out:
+        every reading of comparable weight (`alternative_share`, as `_resolve` weighs them)."""
+        left = self._copies_left(present)
+        return {t for t in self._read_weakly(cards, window)
+                if all(left[self.deck.identity(Card.parse(code))] <= 0
+                       for code, _ in self.tracks[t].rivals(self.settings.alternative_share))}
+
+    def _copies_left(self, present: set) -> Counter:
+        """The deck's copies of each card not on the table (`present`, settled) nor in the piles."""
         others = [Card.parse(self.codes[t]) for t in present if t in self.codes]
         others += [Card.parse(code) for pile in self.referee.piles().values()
                    for snake in pile for code in snake if code != "unknown"]
-        left = self.deck.remaining(others)
-        return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical
-                or left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
+        return self.deck.remaining(others)
 
     def _closing(self, cards: set, present: set, edges: set) -> set:
         """Of these new cards, those read in a snake with a head at one end and a tail at the

@@ -98,7 +98,7 @@ class PixelEvidence:
             stale -= set(back)
             before |= set(back.values())
         # (one seen there before, in a change judged without it, was laid when first seen)
-        missed = self._laid_while_missed(stale, edges, window)
+        missed = self._laid_while_missed(stale - self._none_left(stale, present), edges, window)
         self.stats["laid_while_missed"] += len(missed)
         stale -= missed
         added -= missed

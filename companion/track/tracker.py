@@ -573,6 +573,18 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
                                    complete)
             if blind:
                 problem = f"{len(blind)} new cards lie beside cards the camera cannot see"
+        if problem is None and self.history and not forced:
+            # A new card still read weakly, as a card whose every copy is out, once its change
+            # has waited for fresh tables, is a misreading (of a cloth's pattern, a hand's
+            # shadow), not a move: it is left out, and found again it is new again.
+            misread = self._misread(added, present, window)
+            self.stats["misread"] += len(misread)
+            present -= misread
+            added -= misread
+            unread -= misread
+            edges = {e for e in edges if not e & misread}
+            for t in misread:
+                late_found.pop(t, None)
         if problem is None:
             self._gone_count = {t: self._gone_count.get(t, 0) + (t in counted) for t in hidden}
             self._gone_since = {t: since[t] for t in hidden}

@@ -2013,3 +2013,23 @@ def test_a_card_is_not_renamed_to_a_card_whose_every_copy_the_game_holds():
     tracker, p = run(tables, fault=_misread_in(range(7, 100), ["green"], ["red"], 0.95))
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
     assert [e for e in p.events if e.kind == "correction"] == []
+
+
+def test_a_card_read_weakly_as_one_whose_every_copy_is_out_is_no_move():
+    # a red coaster is put down beside the snakes, and every reading of two tables makes it
+    # out faintly as a red head (the deck's only one lies in a snake): read weakly, as a card
+    # there can be no more of, once it has waited for a fresh table, it is no move
+    tables = [[["H-red", "M-red-blue"]],
+              [["H-red", "M-red-blue"], ["M-green-yellow"]],
+              [["H-red", "M-red-blue"], ["M-green-yellow", "M-yellow-purple"]]]
+    coaster = {**card_dicts([[], [], [], ["H-red"]], {3: (200.0, 0.0)}, start_id=90)[0][0],
+               "confidence": 0.5}
+    pictures = [analysis(t) for t in tables]
+    for picture in pictures[1:]:
+        picture["cards"].append(coaster)
+        picture["snakes"].append({"cards": [coaster["id"]], "complete": False})
+    analyzer = FakeAnalyzer()
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play(pictures)
+    assert summary(tracker.moves) == summary(expected(tables)["moves"])
+    assert tracker.stats["misread"] == 1
