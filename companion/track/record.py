@@ -142,7 +142,7 @@ class MoveRecord:
         if at == 0 or at == len(self.history):
             return False
         # (the entries themselves are corrected: followers know the tables sent by them)
-        saved = [(entry, entry["tracks"], entry["table"], entry["added"]) for entry in self.history]
+        saved = self._saved_history()
         inserted = self.history[at]["frame"] != frame
         if inserted:
             entry = self.history[at - 1]
@@ -153,13 +153,7 @@ class MoveRecord:
             entry["tracks"] = entry["tracks"] + [[t] for t in cards]
             entry["table"] = entry["table"] + [[code] for code in cards.values()]
         self.history[at]["added"] = self.history[at]["added"] + sorted(cards)
-        try:
-            self._rejudge()
-        except Exception:   # the referee cannot make sense of the corrected game: leave it be
-            self.history = [entry for entry, *_ in saved]
-            for entry, tracks, table, added in saved:
-                entry.update(tracks=tracks, table=table, added=added)
-            self._rejudge()
+        if not self._judged_again(saved):
             return False
         self.codes.update(cards)
         self.chains += [[t] for t in cards]
@@ -172,9 +166,9 @@ class MoveRecord:
     def _came_back(self, added: set, edges: set) -> dict[int, int]:
         """New cards that are a card judged taken off the table in no complete snake (a foul),
         of which the deck holds one, read surely and linked to a card that lay on the table
-        when it was last seen or was laid the turn after: it never left.  A reader that misses a lone card carried to be
-        joined, table after table, sees it taken; found again where it was joined, it says
-        otherwise.  Every judged table holding a card it is linked to now, from the one it was
+        when it was last seen or was laid the turn after: it never left.  A reader that misses
+        a lone card carried to be joined, table after table, sees it taken; found again where
+        it was joined, it says otherwise.  Every judged table holding a card it is linked to now, from the one it was
         laid against on, holds it linked so, and the game is judged again (followers are told
         of each table so corrected).  Returns new -> the card's old track."""
         if not self.retired or not self.history:
@@ -205,7 +199,7 @@ class MoveRecord:
         """`_came_back`'s correction of the judged tables, with the game judged again; False,
         with nothing changed, when a table cannot hold it so or the referee cannot make
         sense of the game so corrected."""
-        saved = [(entry, entry["tracks"], entry["table"], entry["taken"]) for entry in self.history]
+        saved = self._saved_history()
         changed = []
         for j, entry in enumerate(self.history):
             ids = _cards(entry)
@@ -222,14 +216,7 @@ class MoveRecord:
             entry["table"] = [[self._orient(t, code_of(was, t) or code, c, i) for i, t in enumerate(c)]
                               for c in chains]
             changed.append(j)
-        try:
-            if not changed:
-                raise ValueError("no table holds it")
-            self._rejudge()
-        except Exception:   # no table can hold it, or the referee cannot make sense of it
-            for entry, tracks, table, taken in saved:
-                entry.update(tracks=tracks, table=table, taken=taken)
-            self._rejudge()
+        if not self._judged_again(saved, corrected=bool(changed)):
             return False
         self.codes[old] = code
         self.chains = [list(c) for c in self.history[-1]["tracks"]]
@@ -238,6 +225,29 @@ class MoveRecord:
             joined = next(codes for ids, codes in zip(entry["tracks"], entry["table"]) if old in ids)
             self._rejoined.append({"table_number": j, "joined": joined})
         return True
+
+    def _saved_history(self) -> tuple[list[dict], list[dict]]:
+        """The judged tables as they are, to put back (`_judged_again`) if a correction fails."""
+        return list(self.history), [{k: e[k] for k in ("tracks", "table", "added", "taken")}
+                                    for e in self.history]
+
+    def _judged_again(self, saved: tuple[list[dict], list[dict]], corrected: bool = True) -> bool:
+        """Judge the corrected game again; when it was not `corrected` after all, or the
+        referee cannot make sense of it, put back the tables `saved` (the entries themselves:
+        followers know the tables sent by them) and judge the game as it was.  Whether the
+        correction stands."""
+        try:
+            if corrected:
+                self._rejudge()
+                return True
+        except Exception:   # the referee cannot make sense of the corrected game: leave it be
+            pass
+        entries, fields = saved
+        self.history = entries
+        for entry, was in zip(entries, fields):
+            entry.update(was)
+        self._rejudge()
+        return False
 
     def _laid_before_judged(self, late: dict[int, int], chains, table, shape) -> set[int]:
         """Cards found late whose place shows they were laid a turn before the one judged last
