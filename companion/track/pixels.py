@@ -231,12 +231,12 @@ class PixelEvidence:
         and every table judged since is corrected to hold it (`_found_since`)."""
         alone = {t for t in stale if not any(t in e for e in edges)}
         matched: dict[int, list[MissedSighting]] = {}
-        for t in alone:
-            corners, code = self.tracks[t].corners, self._deck_reading(t)
-            for sighting in self._missed_sightings:
-                unmoved = self._unmoved(window, sighting.small)
-                if sighting.code == code and unmoved is not None and unmoved(corners) \
-                        and outline_share(corners, sighting.corners) >= SAME_PLACE:
+        for sighting in self._missed_sightings if alone else ():
+            unmoved = self._unmoved(window, sighting.small)
+            for t in alone:
+                corners = self.tracks[t].corners
+                if sighting.code == self._deck_reading(t) and unmoved is not None \
+                        and unmoved(corners) and outline_share(corners, sighting.corners) >= SAME_PLACE:
                     matched.setdefault(t, []).append(sighting)
         first = {t: min(s.frame for s in sightings) for t, sightings in matched.items()}
         placed = set()

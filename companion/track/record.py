@@ -171,25 +171,26 @@ class MoveRecord:
         it was joined, it says otherwise.  Every judged table holding a card it is linked to now, from the one it was
         laid against on, holds it linked so, and the game is judged again (followers are told
         of each table so corrected).  Returns new -> the card's old track."""
-        if not self.retired or not self.history:
+        if not added or not self.retired or not self.history:
             return {}
         collected = Counter(self.deck.identity(Card.parse(code)) for pile in self.referee.piles().values()
                             for snake in pile for code in snake if code != "unknown")
+        # (the last judged table each card taken off lay in)
+        last = {old: k for k, entry in enumerate(self.history) for old in _cards(entry)
+                if old in self.retired}
         back = {}
         for a in sorted(added):
             card = self.deck.identity(Card.parse(self._deck_reading(a)))
             if self.deck.count(card) != 1 or collected[card] or \
                     not self.tracks[a].is_clear(self.settings.doubt_ratio):
                 continue
-            last = {old: k for k, entry in enumerate(self.history) for old in _cards(entry)
-                    if old in self.retired}
             old = next((t for t in sorted(last, key=last.get, reverse=True)
                         if self.deck.identity(Card.parse(code_of(self.history[last[t]], t))) == card), None)
             partners = {t for e in edges if a in e for t in e} - {a}
             if old is None or not partners or not partners <= set().union(
                     *map(_cards, self.history[last[old]:last[old] + 2])):
                 continue
-            if self._rejoin(old, partners, last[old], card.code):
+            if self._rejoin(old, partners, last.pop(old), card.code):
                 self.tracks[old] = self.retired.pop(old)
                 self._merge_track(a, old)
                 back[a] = old
@@ -205,16 +206,10 @@ class MoveRecord:
             ids = _cards(entry)
             if not partners & ids or (old not in ids and j <= last):
                 continue
-            links = links_of(entry["tracks"]) | {frozenset((old, p)) for p in partners & ids}
-            chains = chains_from_links(ids | {old}, links)
-            if chains is None:
+            if not self._relinked(entry, {old: code}, {frozenset((old, p)) for p in partners & ids}):
                 changed = []
                 break
-            was = dict(entry)
             entry["taken"] = [c for c in entry["taken"] if old not in c]
-            entry["tracks"] = chains
-            entry["table"] = [[self._orient(t, code_of(was, t) or code, c, i) for i, t in enumerate(c)]
-                              for c in chains]
             changed.append(j)
         if not self._judged_again(saved, corrected=bool(changed)):
             return False
@@ -224,6 +219,18 @@ class MoveRecord:
             entry = self.history[j]
             joined = next(codes for ids, codes in zip(entry["tracks"], entry["table"]) if old in ids)
             self._rejoined.append({"table_number": j, "joined": joined})
+        return True
+
+    def _relinked(self, entry: dict, cards: dict[int, str], links: set) -> bool:
+        """Correct a judged table to hold these `cards` (track -> code) too, and these `links`
+        besides its own, its middles turned along the chains so formed; False, with the table
+        as it was, when the links make no chains."""
+        chains = chains_from_links(_cards(entry) | set(cards), links_of(entry["tracks"]) | links)
+        if chains is None:
+            return False
+        entry["table"] = [[self._orient(t, code_of(entry, t) or cards[t], c, i) for i, t in enumerate(c)]
+                          for c in chains]
+        entry["tracks"] = chains
         return True
 
     def _saved_history(self) -> tuple[list[dict], list[dict]]:
@@ -309,14 +316,10 @@ class MoveRecord:
         found = {e for e in edges - links if e <= still and e & laid and (e & missed or always(e))}
         if not found:
             return False
-        chains = chains_from_links(_cards(entry), links | found)
-        if chains is None:
-            return False
         joined = sorted(code_of(entry, t) for e in found for t in e)
-        entry["table"] = [[self._orient(t, code_of(entry, t), c, i) for i, t in enumerate(c)]
-                          for c in chains]
-        entry["tracks"] = chains
-        self.chains = [list(c) for c in chains]
+        if not self._relinked(entry, {}, found):
+            return False
+        self.chains = [list(c) for c in entry["tracks"]]
         self._rejudge()
         self._rejoined.append({"table_number": len(self.history) - 1, "joined": joined})
         return True
