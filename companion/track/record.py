@@ -168,9 +168,10 @@ class MoveRecord:
         of which the deck holds one, read surely and linked to a card that lay on the table
         when it was last seen or was laid the turn after: it never left.  A reader that misses
         a lone card carried to be joined, table after table, sees it taken; found again where
-        it was joined, it says otherwise.  Every judged table holding a card it is linked to now, from the one it was
-        laid against on, holds it linked so, and the game is judged again (followers are told
-        of each table so corrected).  Returns new -> the card's old track."""
+        it was joined, it says otherwise.  Every judged table holding a card it is linked to
+        now, from the one it was laid against on, holds it linked so, and the game is judged
+        again (followers are told of each table so corrected).  Returns new -> the card's old
+        track."""
         if not added or not self.retired or not self.history:
             return {}
         collected = Counter(self.deck.identity(Card.parse(code)) for pile in self.referee.piles().values()
