@@ -101,7 +101,7 @@ class DoubtfulCards:
         for g in gone - whole:
             was = self.codes.get(g) or self._track(g).identity
             for a in unsure:
-                if misread_of(was, self._deck_reading(a)) and \
+                if self._may_be_misread(was, a, present) and \
                         all(frozenset((a, n)) in edges for n in beside[g]):
                     partners.setdefault(g, set()).add(a)
         for a, g in only.items():
@@ -112,6 +112,18 @@ class DoubtfulCards:
         for a, g in pairs.items():
             self._merge_track(a, g)
         return pairs
+
+    def _may_be_misread(self, was: str, new: int, present: set) -> bool:
+        """Whether new card `new` may be card `was` misread: of its kind with at most one colour
+        read otherwise (`misread_of`), or named by one of its readings of comparable weight
+        (`rivals`, as `_resolve` weighs them: a lower share where the deck holds no more of
+        its leading reading).  A head carried to be joined and read as the tail of its colour
+        in most pictures is still that head."""
+        if misread_of(was, self._deck_reading(new)):
+            return True
+        exhausted = new in self._none_left({new}, present)
+        share = self.settings.alternative_share if exhausted else 0.5
+        return any(code == was for code, _ in self.tracks[new].rivals(share))
 
     def _moved_waiting(self, lost: set, added: set, window: _Window) -> dict[int, int]:
         """New cards that are cards left waiting, moved and read afresh (new -> waiting): the

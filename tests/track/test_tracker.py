@@ -2033,3 +2033,23 @@ def test_a_card_read_weakly_as_one_whose_every_copy_is_out_is_no_move():
     Player(tracker, analyzer).play(pictures)
     assert summary(tracker.moves) == summary(expected(tables)["moves"])
     assert tracker.stats["misread"] == 1
+
+
+def test_a_lone_head_carried_to_complete_a_snake_and_read_as_a_tail_held_elsewhere_is_that_head():
+    # H-blue, alone, is carried to the far end of a snake and M-purple-blue laid to join them.
+    # Read there as T-blue in two pictures of three (the deck's only T-blue lies apart, seen
+    # there), as H-blue in the third: the head left its place as a card turned up that was
+    # read as it, so that card is the head carried, not a second T-blue laid
+    tables = [[["T-blue"], ["T-yellow", "M-yellow-purple"], ["H-blue"]],
+              [["T-blue"], ["T-yellow", "M-yellow-purple", "M-purple-blue", "H-blue"]]]
+
+    def as_tail(data, call):
+        for card in data["cards"]:
+            if call in (4, 5) and card["kind"] == "head" and card["colours"] == ["blue"]:
+                card["kind"] = "tail"
+        return data
+    tracker, p = run(tables, fault=as_tail)
+    want = expected(tables)["moves"]
+    assert [(m["action"], m["legal"]) for m in want] == [("complete", True)]
+    assert summary(tracker.moves) == summary(want)
+    assert tracker.stats["carried"] == 1
