@@ -346,3 +346,50 @@ def test_on_a_rendered_table_a_tail_read_as_unknown_is_read_again(monkeypatch, a
     assert doubted not in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
     monkeypatch.setattr(analyze, "doubted_faces_refitted", lambda image, readings, recognise: readings)
     assert doubted in score_table(scene.truth, analyzer.analyze(image), covered).mistakes
+
+
+def test_a_card_outlined_by_its_snake_s_body_is_read_on_an_outline_widened_to_the_card():
+    from companion.vision.refit import narrow_outlines_widened
+    image, top, bottom, faces = _row_table()
+    centre = top.mean(axis=0)
+    band = CardOutline(centre + (top - centre) * [0.5, 1.0])      # the card's length, half its width
+    asked = []
+    got = narrow_outlines_widened(image, faces, [band], _reads_by_overlap(top, asked))
+    assert len(asked) > 1 and got[:2] == faces and len(got) == 3
+    assert got[-1].kind == "middle" and polygon_iou(got[-1].outline.corners, top) > 0.9
+    # read unsurely (under DOUBT_SURE), or as no face, nothing is added
+    assert narrow_outlines_widened(image, faces, [band], lambda image, outlines: [
+        CardReading(o, "middle", [], [], 0.3, {"middle": 0.9}) for o in outlines]) == faces
+    assert narrow_outlines_widened(image, faces, [band], _reads_by_overlap(top, [], "unknown")) == faces
+    # nor where a face is read already
+    read_top = faces + [_reading(top, "middle")]
+    assert narrow_outlines_widened(image, read_top, [band], _reads_by_overlap(top, [])) == read_top
+
+
+def test_only_outlines_narrow_for_their_length_and_no_longer_than_a_card_are_widened():
+    from companion.vision.refit import narrow_outlines_widened
+    image, top, bottom, faces = _row_table()
+    centre = top.mean(axis=0)
+    asked = []
+    card_shaped = CardOutline(centre + (top - centre) * [0.9, 0.9])
+    pair = CardOutline(centre + (top - centre) * [1.0, 2.0])        # two cards end to end
+    assert narrow_outlines_widened(image, faces, [card_shaped, pair], _reads_by_overlap(top, asked)) == faces
+    assert asked == []
+    # with no face read, nothing says what a card's proportions are
+    band = CardOutline(centre + (top - centre) * [0.5, 1.0])
+    assert narrow_outlines_widened(image, [], [band], _reads_by_overlap(top, asked)) == [] and asked == []
+
+
+def test_on_a_rendered_table_middles_outlined_by_their_bodies_are_found(monkeypatch, analyzer):
+    # two middles end to end on a dark felt: the finder outlines each by its body's dark edge
+    from companion.bench.metrics import covered_cards, score_table
+    from companion.bench.run import bench_scene_seed
+    from companion.synth.scene import render_scene
+    from companion.synth.styles import HELD_OUT_STYLE
+    scene = render_scene(bench_scene_seed(5, "hard", 33), tier="hard", style=HELD_OUT_STYLE)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    covered = covered_cards(scene.meta)
+    assert score_table(scene.truth, analyzer.analyze(image), covered).tables_exact
+    monkeypatch.setattr(analyze, "narrow_outlines_widened", lambda image, readings, unread, recognise: readings)
+    unwidened = score_table(scene.truth, analyzer.analyze(image), covered)
+    assert sum("missed middle" in m for m in unwidened.mistakes) == 2
