@@ -27,8 +27,7 @@ from .paper import PAPER_FILE, PaperModel
 from .quads import straight_sides
 from .recognise import (FACE_KINDS, MODELS_DIR, CardReading, Recogniser, colours_by_the_table,
                         distinct_middle_colours)
-from .refit import (doubted_faces_refitted, faces_read_apart, narrow_outlines_widened, pairs_read_apart,
-                    refit_oversized_faces)
+from .refit import doubted_faces_refitted, faces_read_apart, pairs_read_apart, refit_oversized_faces
 
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
@@ -92,12 +91,6 @@ class Analyzer:
         readings = extend_snakes(image, readings, recognise, self.deck)
         # a face read as `unknown` for an outline off its card: read again about it
         readings = doubted_faces_refitted(image, readings, recognise)
-        # a card outlined by its snake's body, where nothing else found it: its own outline, and
-        # the cards beyond its open ends
-        widened = narrow_outlines_widened(image, readings, [o for o in unread if id(o) not in regions],
-                                          recognise)
-        if len(widened) > len(readings):
-            readings = extend_snakes(image, widened, recognise, self.deck)
         # what no face's evidence vouches for is a card only by its shape
         readings = without_blobs(image, readings)
         readings = distinct_middle_colours(readings, self.recogniser.colours)

@@ -15,11 +15,6 @@ Two cards end to end outlined as one are read from the outline's halves: when
 the recogniser turned the outline down (`pairs_read_apart`), and when it read
 the outline as one of the two faces (`faces_read_apart`).
 
-A card outlined by its snake's body (on a dark cloth the body's dark edge is
-sharper than the card's own) is a card long but half a card wide, and read as
-no card: such an outline is widened to a card's proportions and read again
-(`narrow_outlines_widened`).
-
 A face outlined loosely (its outline slid a fifth of a card along its snake,
 or fitted to its body on a patterned cloth) is read as `unknown`: the kind
 model still names a face, but its evidence is not a true face's.  Once every
@@ -60,11 +55,6 @@ PAIR_WIDEST = 2.0 / 1.6
 # card's apparent size from place to place)
 DOUBT_ALONG = (-0.25, -0.15, -0.05, 0.0, 0.05, 0.15, 0.25)
 DOUBT_ACROSS = (-0.1, 0.0, 0.1)
-NARROWER = 1.3      # an outline turned down this much longer against its width than the faces
-                    # read may be fitted to a snake's body inside its card
-NARROW_LENGTH = 1.3  # ... and no longer than this many of the cards' long sides around it
-WIDEN_ACROSS = (-0.15, 0.0, 0.15)   # card widths a widened outline is also moved across its axis
-WIDEN_ASPECTS = (1.2, 1.4, 1.6)     # proportions a narrow outline is widened to besides the faces'
 DOUBT_SURE = 0.8    # the least confidence of a face read there that replaces the doubted outline
 # (at 0.5, 4 more cards right on 120 hard development tables, but 7 more phantom moves in 10
 # development games against 2 at 0.8)
@@ -135,54 +125,6 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
     for reading in recognise(image, halves) if halves else []:
         if reading.kind in FACE_KINDS and \
                 not any(polygon_iou(reading.outline.corners, r.outline.corners) > APART for r in out):
-            out.append(reading)
-    return out
-
-
-def narrow_outlines_widened(image: np.ndarray, readings: list[CardReading], unread: list[CardOutline],
-                            recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
-                            ) -> list[CardReading]:
-    """`readings` and the faces read on outlines the recogniser turned down that are far
-    longer against their width than the faces read (`NARROWER`), widened to the faces'
-    proportions about their long axis (and a little to either side of it, `WIDEN_ACROSS`).
-    On a dark cloth the snake's body, edged by its dark outline on pale paper, is a sharper
-    band than the card's own edge: fitted to it, a middle's outline is a card long but half a
-    card wide, and holds no paper to read it by.  A widened outline counts when read as a
-    face at least `DOUBT_SURE` that overlaps no other reading."""
-    faces = [r for r in readings if r.kind in FACE_KINDS]
-    if not faces:
-        return readings
-    aspect = float(np.median([r.outline.long_side / r.outline.short_side for r in faces]))
-    tried: dict[int, int] = {}     # id of a widened outline -> the narrow outline it is tried for
-    outlines = []
-    for k, outline in enumerate(unread):
-        narrow = outline.long_side / outline.short_side
-        # (no longer than the cards around it: two cards end to end outlined as one are as
-        # narrow, and `pairs_read_apart` reads their halves)
-        if narrow < NARROWER * aspect or \
-                outline.long_side > NARROW_LENGTH * card_size_near(outline.centre, faces)[1]:
-            continue
-        degrees = _long_axis_degrees(outline)
-        turn = np.deg2rad(degrees)
-        across = np.array([-np.sin(turn), np.cos(turn)])
-        # (a slanted view changes the faces' apparent proportions from place to place: the
-        # deck's possible ones are tried too)
-        for a in (aspect, *(a for a in WIDEN_ASPECTS if a * NARROWER <= narrow)):
-            short = outline.long_side / a
-            poses = [(*(outline.centre + b * short * across), degrees, 1.0, 1.0) for b in WIDEN_ACROSS]
-            for corners in rectangles(np.array(poses), short, outline.long_side):
-                card = CardOutline(order_corners(corners), outline.score)
-                tried[id(card)] = k
-                outlines.append(card)
-    best: dict[int, CardReading] = {}
-    for reading in recognise(image, outlines) if outlines else []:
-        k = tried[id(reading.outline)]
-        if reading.kind in FACE_KINDS and reading.confidence >= DOUBT_SURE and \
-                (k not in best or reading.confidence > best[k].confidence):
-            best[k] = reading
-    out = list(readings)
-    for reading in sorted(best.values(), key=lambda r: -r.confidence):
-        if not any(polygon_iou(reading.outline.corners, r.outline.corners) > APART for r in out):
             out.append(reading)
     return out
 
