@@ -76,8 +76,8 @@ class DoubtfulCards:
     def _carried(self, gone: set, added: set, present: set, edges: set, window: _Window
                  ) -> dict[int, int]:
         """New cards that are gone cards carried and misread (new -> gone), merged into them:
-        the new card was read doubtfully (`_doubtful`), it is of the gone card's kind with at
-        most one colour read otherwise, it is linked (`edges`) to every neighbour the gone card
+        the new card was read doubtfully (`_doubtful`), it may be the gone card misread
+        (`_may_be_misread`), it is linked (`edges`) to every neighbour the gone card
         had that is still on the table -- a card carried with its snake still touches them,
         while one laid at the far end of a snake whose middle card the reader missed does
         not -- and neither has another such partner.  A new card read, however surely, as the
@@ -98,10 +98,11 @@ class DoubtfulCards:
                     if x in beside and y in present:
                         beside[x].add(y)
         partners: dict[int, set] = {}
+        exhausted = self._none_left(unsure, present)
         for g in gone - whole:
             was = self.codes.get(g) or self._track(g).identity
             for a in unsure:
-                if self._may_be_misread(was, a, present) and \
+                if self._may_be_misread(was, a, a in exhausted) and \
                         all(frozenset((a, n)) in edges for n in beside[g]):
                     partners.setdefault(g, set()).add(a)
         for a, g in only.items():
@@ -113,15 +114,14 @@ class DoubtfulCards:
             self._merge_track(a, g)
         return pairs
 
-    def _may_be_misread(self, was: str, new: int, present: set) -> bool:
+    def _may_be_misread(self, was: str, new: int, exhausted: bool) -> bool:
         """Whether new card `new` may be card `was` misread: of its kind with at most one colour
         read otherwise (`misread_of`), or named by one of its readings of comparable weight
         (`rivals`, as `_resolve` weighs them: a lower share where the deck holds no more of
-        its leading reading).  A head carried to be joined and read as the tail of its colour
-        in most pictures is still that head."""
+        its leading reading, `exhausted`).  A head carried to be joined and read as the tail of
+        its colour in most pictures is still that head."""
         if misread_of(was, self._deck_reading(new)):
             return True
-        exhausted = new in self._none_left({new}, present)
         share = self.settings.alternative_share if exhausted else 0.5
         return any(code == was for code, _ in self.tracks[new].rivals(share))
 

@@ -131,8 +131,8 @@ class PixelEvidence:
         edges = {e for e in edges if not e & ghosts}
         self._restore_links(unseen, present, edges)
         # A card leaves the table only in a taken snake: one gone from its place while a
-        # new card of its kind, read doubtfully, turned up is that card carried (to be
-        # joined) and misread -- not a card taken and another laid.
+        # new card that may be it misread, read doubtfully, turned up is that card carried
+        # (to be joined) -- not a card taken and another laid.
         carried = self._carried(gone, added - set(late_found), present, edges, window)
         if carried:
             self.stats["carried"] += len(carried)
