@@ -56,9 +56,7 @@ class DoubtfulCards:
     def _copies_left(self, present: set) -> Counter:
         """The deck's copies of each card not on the table (`present`, settled) nor in the piles."""
         others = [Card.parse(self.codes[t]) for t in present if t in self.codes]
-        others += [Card.parse(code) for pile in self.referee.piles().values()
-                   for snake in pile for code in snake if code != "unknown"]
-        return self.deck.remaining(others)
+        return self.deck.remaining(others + self.referee.collected())
 
     def _closing(self, cards: set, present: set, edges: set) -> set:
         """Of these new cards, those read in a snake with a head at one end and a tail at the
@@ -84,7 +82,9 @@ class DoubtfulCards:
         gone card itself, of which the deck holds one, is that card wherever it lies now: it
         cannot lie on the table twice."""
         whole = {t for c in self.chains if len(c) > 1 and all(t in gone for t in c) for t in c}
-        unsure = self._doubtful(added, present, window)
+        # (as `_doubtful`, the deck's copies counted once)
+        exhausted = self._none_left(added, present)
+        unsure = self._read_weakly(added, window) | exhausted
         # (codes and readings are deck identities already: tracks vote by them)
         gone_as = {self.codes.get(g) or self._track(g).identity: g for g in gone - whole}
         only = {a: gone_as[code] for a in added - unsure
@@ -98,7 +98,6 @@ class DoubtfulCards:
                     if x in beside and y in present:
                         beside[x].add(y)
         partners: dict[int, set] = {}
-        exhausted = self._none_left(unsure, present)
         for g in gone - whole:
             was = self.codes.get(g) or self._track(g).identity
             for a in unsure:

@@ -75,8 +75,7 @@ class CardNaming:
             ranked = track.supported()
             top = ranked[0][1]
             others = [Card.parse(identity[u]) for c in chains for u in c if u != t]
-            others += [Card.parse(code) for pile in self.referee.piles().values()
-                       for snake in pile for code in snake if code != "unknown"]
+            others += self.referee.collected()
             left = self.deck.remaining(others)
             own = without_ends(chains, set(added) - {t})
 

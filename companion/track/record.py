@@ -174,8 +174,7 @@ class MoveRecord:
         track."""
         if not added or not self.retired or not self.history:
             return {}
-        collected = Counter(self.deck.identity(Card.parse(code)) for pile in self.referee.piles().values()
-                            for snake in pile for code in snake if code != "unknown")
+        collected = Counter(self.deck.identity(card) for card in self.referee.collected())
         # (the last judged table each card taken off lay in)
         last = {old: k for k, entry in enumerate(self.history) for old in _cards(entry)
                 if old in self.retired}

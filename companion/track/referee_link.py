@@ -12,6 +12,7 @@ import copy
 import dataclasses
 from typing import Any, Callable, Sequence
 
+from companion.game.cards import Card
 from companion.game.deck import Deck
 
 SNAKE = "_snake"   # the codes of a collected snake; the record turns it into the cards' outlines
@@ -76,6 +77,11 @@ class RefereeLink:
 
     def piles(self) -> dict:
         return _plain(getattr(self.referee, "piles", {}))
+
+    def collected(self) -> list[Card]:
+        """Every card of every snake collected so far (a card the camera never read left out)."""
+        return [Card.parse(code) for pile in self.piles().values() for snake in pile
+                for code in snake if code != "unknown"]
 
     def undrawn(self) -> int:
         return int(self.referee.undrawn())
