@@ -23,8 +23,8 @@ from .maps import CardMap, candidate_masks, evenly_lit, local_contrast_masks, ra
 from .outline import CardOutline, order_corners, polygon_iou
 from .paper import CORE_DEPTH, PaperModel, paper_maps, pixel_features, searched_size, sides_on_map
 from .profile import Profile
-from .quads import (apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score, rim_support,
-                    signed_inside, squared)
+from .quads import (MOST_HULL_FILL, apparent_aspect, edge_contrast, fit_quad, intersect_lines, quad_shape_score,
+                    rim_support, signed_inside, squared)
 from .sizes import CardSizes
 from .split import (SPLIT_BUDGET, SeamGradient, card_on_side, cut_row, peel_strip, split_blob, split_evenly,
                     split_to_size)
@@ -41,6 +41,7 @@ LOOSE_BOXED_SCORE = 0.7    # ... and this well, where nothing else is found (`la
 ROUNDED_BOXED_SCORE = 0.6  # ... or this well, in a blurred map, whose regions' corners are all rounded
 ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below any sharp map's
 OPENED_TRUST = 0.5         # an outline fitted once bumps are opened off its region: below a cut piece's
+OPENED_KEEPS = 0.67        # ... a region's area the opening must leave for its largest part to be refitted
 PAIR_ASPECT = 1.75         # a quad this much longer than wide may be two square cards end to end
 PAIR_AREA = 1.6            # ... and is, with this many times the area of the other cards where it lies
 PIECE_DEPTH = 0.8          # a quad whose centre lies this many of its widths inside a row is a piece of a card
@@ -172,7 +173,7 @@ class Regions(NamedTuple):
     blobs: list                      # Blob
     last_resort: list                # (quad, score): cards fitted loosely, only where nothing else is
     unlike_singles: list             # (quad, score): cards of the unlike-the-table map
-    opened: list                     # (quad, score): cards fitted once bumps were opened off a region
+    bumpy: list                      # Bumpy: regions no card fitted, to open once the cards' size is known
 
 
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
@@ -192,7 +193,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
     alone, sizes = card_sizes([q for q, _ in kept if id(q) not in untaught],
                               [b.contour for b in regions.blobs if b.contrast_in is rows_in],
                               aspect_lo, aspect_hi)
-    kept = suppress(kept + [(q, s) for q, s in regions.opened if _one_card(q, sizes)])
+    kept = suppress(kept + opened_cards(regions.bumpy, sizes, min_side, aspect_lo, aspect_hi))
     pieces, unlike_pieces, searched = cut_regions(regions.blobs, kept, alone, sizes, maps, aspect_lo,
                                                   aspect_hi, fans)
     last_resort = regions.last_resort + searched
@@ -253,7 +254,7 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
     edges, paper_p, unlike_p = maps.edges, maps.paper_p, maps.unlike_p
     singles: list[tuple[np.ndarray, float, bool]] = []
     blobs: list[Blob] = []
-    last_resort, unlike_singles, opened_cards = [], [], []
+    last_resort, unlike_singles, bumpy = [], [], []
     seen: set[tuple[int, int, int, int, int]] = set()
     settled: list[tuple[int, int, int, int]] = []   # boxes of cards no other map will fit better
     for (mask, closed, step, whole_only, rounded), contrast_in in maps.masks:
@@ -302,15 +303,8 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
                     last_resort.append((boxed, boxed_score))
             if score == 0 and not from_edges and not rounded:
                 # a cloth's spots touching a card join its region as bumps on its outline:
-                # opened by a disc wider than a spot, the region is the card's again; or it is
-                # two cards touching, or a fan, a card's shape too once opened: it is still
-                # cut, and the outline is a card only if it has one card's size (`find_quads`)
-                opened = _without_bumps(c, min(rw, rh))
-                if opened is not None:
-                    refit, refit_score = _best_fit(opened, aspect_lo, aspect_hi)
-                    if refit_score > 0 and _shortest_side(refit) >= min_side * 0.9 and \
-                            edge_contrast(contrast_in, refit, step) >= ALONE_CONTRAST:
-                        opened_cards.append((refit, refit_score * OPENED_TRUST))
+                # opened by a disc wider than a spot, the region is the card's again (`opened_cards`)
+                bumpy.append(Bumpy(c, min(rw, rh), contrast_in, step))
             if score == 0 and (contrast_in is paper_p or contrast_in is unlike_p):
                 # a loose fit, and perhaps two cards side by side: only where nothing else is found
                 loose, loose_score = _paper_card(maps.gray, rect, blob.fill, aspect_lo, aspect_hi)
@@ -329,7 +323,7 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
                         to_cut.append(blob)
             elif area > 1.6 * min_area:
                 to_cut.append(blob)
-    return Regions(singles, blobs, last_resort, unlike_singles, opened_cards)
+    return Regions(singles, blobs, last_resort, unlike_singles, bumpy)
 
 
 def _best_fit(contour: np.ndarray, aspect_lo: float, aspect_hi: float) -> tuple[np.ndarray | None, float]:
@@ -347,6 +341,51 @@ def _best_fit(contour: np.ndarray, aspect_lo: float, aspect_hi: float) -> tuple[
     return best, best_score
 
 
+class Bumpy(NamedTuple):
+    """A region of a map whose outline fitted no card."""
+
+    contour: np.ndarray
+    width: float                     # its least rectangle's short side
+    contrast_in: np.ndarray          # the map whose edge contrast a card fitted to it must show
+    step: float
+
+
+def opened_cards(bumpy: list[Bumpy], sizes: CardSizes | None, min_side: float, aspect_lo: float,
+                 aspect_hi: float) -> list[tuple[np.ndarray, float]]:
+    """(quad, score) of the cards fitted to regions once their bumps are opened off, of one
+    card's size where they lie (none while the cards' size is unknown).
+
+    A region opened may also be two cards touching, or a fan, a card's shape
+    too once opened: it is still cut (`cut_regions`), and kept here only with
+    one card's area.  The opening is the finder's dearest step on a large
+    region (a disc a fifth of its width), so a region is not opened when
+    what the opening must leave of it is already too large for one card.
+    """
+    if not sizes:
+        return []
+    found = []
+    for c, width, contrast_in, step in bumpy:
+        least_refit = OPENED_KEEPS / MOST_HULL_FILL * cv2.contourArea(c)
+        if least_refit >= PAIR_AREA * _largest_card_area(sizes, c):
+            continue
+        opened = _without_bumps(c, width)
+        if opened is None:
+            continue
+        refit, refit_score = _best_fit(opened, aspect_lo, aspect_hi)
+        if refit_score > 0 and _shortest_side(refit) >= min_side * 0.9 and _one_card(refit, sizes) and \
+                edge_contrast(contrast_in, refit, step) >= ALONE_CONTRAST:
+            found.append((refit, refit_score * OPENED_TRUST))
+    return found
+
+
+def _largest_card_area(sizes: CardSizes, contour: np.ndarray) -> float:
+    """A bound on a card's area anywhere about a region: the size plane at the corners of its
+    bounding box grown by half on every side (a plane's largest value over a box is at a corner)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    corners = [(x + dx * w, y + dy * h) for dx in (-0.5, 1.5) for dy in (-0.5, 1.5)]
+    return max(s * l for s, l in map(sizes.at, corners))
+
+
 def _without_bumps(contour: np.ndarray, width: float) -> np.ndarray | None:
     """The outline of a region opened by a disc a fifth of its `width` across (at least 5 px):
     what is left of its largest part, None when the opening took more than a third of it."""
@@ -359,7 +398,7 @@ def _without_bumps(contour: np.ndarray, width: float) -> np.ndarray | None:
     if not parts:
         return None
     part = max(parts, key=cv2.contourArea)
-    if cv2.contourArea(part) < 0.67 * cv2.contourArea(contour):
+    if cv2.contourArea(part) < OPENED_KEEPS * cv2.contourArea(contour):
         return None
     return part + np.array([x - 1, y - 1], np.int32)
 

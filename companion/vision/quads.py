@@ -17,6 +17,7 @@ STRAIGHT_STEP = 6.0     # grey levels per pixel across a side: the least edge a 
 STRAIGHT_ALIGNED = 0.85  # ... its gradient this nearly square to the side
 STRAIGHT_SHARE = 0.5    # ... along this share of the side at least, for the side to lie on a straight edge
 STRAIGHT_LONG_SIDE = 1024  # px: the picture is looked at this large at most (sizes below are at this scale)
+MOST_HULL_FILL = 1.08   # a card's quad is at least the region's convex hull over this (and at most over 0.9)
 
 
 def fit_quad(contour: np.ndarray, refine: bool = True, hull: np.ndarray | None = None) -> np.ndarray | None:
@@ -152,7 +153,7 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
     if hull_area is None:
         hull_area = cv2.contourArea(cv2.convexHull(contour))
     fill = hull_area / area
-    if fill < 0.9 or fill > 1.08 or contour_area < 0.55 * area:
+    if fill < 0.9 or fill > MOST_HULL_FILL or contour_area < 0.55 * area:
         return 0.0
     # the outline must run along the quad's sides (straight edges, no bumps); bays
     # where a dark body meets an edge may leave parts of a side uncovered

@@ -508,23 +508,64 @@ def test_on_a_rendered_table_a_row_no_cut_parts_is_cut_to_the_size_of_the_cards_
     assert not middles & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
 
 
+def _spotted_card(size):
+    """A card's region with spots caught on two corners and two sides, on a 400 px mask."""
+    mask = np.zeros((400, 400), np.uint8)
+    card = _card_corners((200, 200), size, 20)
+    cv2.fillConvexPoly(mask, np.int32(np.round(card)), 255)
+    centre = card.mean(axis=0)
+    for point in (card[0], card[2], (card[0] + card[1]) / 2, (card[2] + card[3]) / 2):
+        x, y = point + 3.0 * (point - centre) / np.linalg.norm(point - centre)
+        cv2.circle(mask, (int(round(x)), int(round(y))), 4, 255, -1)
+    region = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    return card, region, mask[..., None]
+
+
 def test_spots_of_a_cloth_touching_a_card_are_opened_off_its_outline():
     """A card's region with a cloth's spots caught on its sides and corners fits no card shape;
     opened by a disc wider than a spot, it is the card again."""
     from companion.vision.find import _best_fit, _without_bumps
-    mask = np.zeros((200, 200), np.uint8)
-    card = _card_corners((100, 100), (60, 96), 20)
-    cv2.fillConvexPoly(mask, np.int32(np.round(card)), 255)
-    centre = card.mean(axis=0)
-    caught = [card[0], card[2], (card[0] + card[1]) / 2, (card[2] + card[3]) / 2]
-    for point in caught:   # each spot half off the card, pushed outward
-        x, y = point + 3.0 * (point - centre) / np.linalg.norm(point - centre)
-        cv2.circle(mask, (int(round(x)), int(round(y))), 4, 255, -1)
-    region = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    card, region, _ = _spotted_card((60, 96))
     quad, score = _best_fit(region, 1.0, 1.6)
     assert quad is None or polygon_iou(quad, card) < 0.9     # the spots spoil the fit
     quad, score = _best_fit(_without_bumps(region, 60.0), 1.0, 1.6)
     assert score > 0 and polygon_iou(quad, card) > 0.9
+
+
+def test_a_region_is_opened_only_when_what_it_must_leave_could_be_one_card(monkeypatch):
+    """The opening is a card once the cards' size says it has one card's area; a block of four
+    spotted cards is not opened at all (on large regions the opening cost a game frame 0.2 s)."""
+    import companion.vision.find as find
+    from companion.vision.find import Bumpy, opened_cards
+    from companion.vision.sizes import CardSizes
+    card, region, lab = _spotted_card((60, 96))
+    one = Bumpy(region, 60.0, lab, 14.0)
+    found = opened_cards([one], CardSizes(60, 96), 40, 1.0, 1.6)
+    assert len(found) == 1 and polygon_iou(found[0][0], card) > 0.9
+    assert opened_cards([one], CardSizes(0, 0), 40, 1.0, 1.6) == []          # no size known yet
+    assert opened_cards([one], CardSizes(30, 48), 40, 1.0, 1.6) == []        # four cards' area
+    opened = []
+    monkeypatch.setattr(find, "_without_bumps", lambda *args: opened.append(args))
+    _, block, lab = _spotted_card((120, 192))
+    assert opened_cards([Bumpy(block, 120.0, lab, 14.0)], CardSizes(60, 96), 40, 1.0, 1.6) == []
+    assert not opened
+
+
+def test_the_bound_on_a_card_s_area_about_a_region_holds_wherever_a_card_in_it_lies():
+    """Skipping the opening loses nothing only if no card about the region can be larger."""
+    from companion.vision.find import _largest_card_area
+    from companion.vision.sizes import CardSizes
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        plane = np.array([rng.uniform(-2e-3, 2e-3), rng.uniform(-2e-3, 2e-3), rng.uniform(0.3, 2.5)])
+        sizes = CardSizes(50, 80, plane)
+        x, y = rng.uniform(0, 800, 2)
+        w, h = rng.uniform(20, 600, 2)
+        contour = np.int32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]).reshape(-1, 1, 2)
+        bound = _largest_card_area(sizes, contour)
+        for px, py in zip(rng.uniform(x, x + w, 40), rng.uniform(y, y + h, 40)):
+            short, long_ = sizes.at((px, py))
+            assert short * long_ <= bound + 1e-9
 
 
 def test_on_a_rendered_striped_cloth_cards_with_stripes_caught_on_their_outline_are_found(analyzer, monkeypatch):
