@@ -380,7 +380,9 @@ def opened_cards(bumpy: list[Bumpy], sizes: CardSizes | None, min_side: float, a
 
 def _largest_card_area(sizes: CardSizes, contour: np.ndarray) -> float:
     """A bound on a card's area anywhere about a region: the size plane at the corners of its
-    bounding box grown by half on every side (a plane's largest value over a box is at a corner)."""
+    bounding box grown by half on every side.  A quad fitted to the opened region holds it and
+    is hardly larger (`quad_shape_score`), so its centre lies well inside that box; and a plane's
+    largest value over a box is at a corner."""
     x, y, w, h = cv2.boundingRect(contour)
     corners = [(x + dx * w, y + dy * h) for dx in (-0.5, 1.5) for dy in (-0.5, 1.5)]
     return max(s * l for s, l in map(sizes.at, corners))
