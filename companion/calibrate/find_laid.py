@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.find import find_cards, refine_corners
+from companion.vision.find import find_cards
+from companion.vision.refine import refine_corners
 from companion.vision.maps import table_distance
 from companion.vision.quads import fit_quad
 from companion.vision.outline import CardOutline, order_corners

@@ -20,7 +20,8 @@ from .deck_counts import within_the_deck
 from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
-from .find import REGION_SCORE, find_cards
+from .cut import REGION_SCORE
+from .find import find_cards
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile, load_profile
 from .paper import PAPER_FILE, PaperModel
@@ -32,7 +33,7 @@ from .refit import doubted_faces_refitted, faces_read_apart, pairs_read_apart, r
 # an `unknown` under this share of the faces' median area may be a patterned cloth's cell
 TILE_AREA = 0.25
 # The finder trusts a guessed outline this much at most: a piece cut from a row, a card-sized
-# rectangle on a side of a region (`split`), a fit to a blurred map's blob (`find.ROUNDED_TRUST`).
+# rectangle on a side of a region (`split`), a fit to a blurred map's blob (`regions.ROUNDED_TRUST`).
 # Such an outline read as no face must show this many of its sides on straight edges (`without_blobs`).
 GUESSED_SCORE = 0.5
 STRAIGHT_SIDES = 3

@@ -24,7 +24,7 @@ from companion.game.cards import Card, Kind
 from companion.game.deck import Deck
 
 from .features import paper_colour, warp_card
-from .find import refine_corners
+from .refine import refine_corners
 from .outline import CardOutline, in_picture, nudged, order_corners, polygon_iou
 from .recognise import CardReading
 

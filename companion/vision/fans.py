@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
-from .find import refine_corners
+from .refine import refine_corners
 from .outline import CardOutline, order_corners, polygon_iou
 from .quads import signed_inside
 from .recognise import CardReading

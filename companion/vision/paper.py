@@ -17,7 +17,7 @@ two of them is a line a pixel or two wide.  So the model tells three
 classes apart: table, a card's rim (its outer band) and a card's core (its
 middle, a fifth of its width or more from its outline).  Cores of touching
 cards stay apart where their paper does not, and each is one card
-(`find.core_cards`).  The thin dark and light lines a seam leaves are kept
+(`paper_cards.core_cards`).  The thin dark and light lines a seam leaves are kept
 at the searched copy's resolution and pooled by their maximum, so that the
 coarse copy does not average them away.
 """

@@ -338,3 +338,35 @@ def straight_sides(image: np.ndarray, quad: np.ndarray, along: int = 24) -> int:
             hit = (edge & band[None, :]).any(axis=1)
         count += bool(hit.mean() >= STRAIGHT_SHARE)
     return count
+
+
+def shortest_side(quad: np.ndarray) -> float:
+    """The length of a quad's shortest side."""
+    c = quad.tolist()
+    sides = []
+    for i in range(4):
+        dx, dy = c[i - 1][0] - c[i][0], c[i - 1][1] - c[i][1]
+        sides.append(math.sqrt(dx * dx + dy * dy))
+    return min(sides)
+
+
+def box_iou(a, b) -> float:
+    """Intersection over union of two (x, y, w, h) boxes."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    iw = max(0, min(ax + aw, bx + bw) - max(ax, bx))
+    ih = max(0, min(ay + ah, by + bh) - max(ay, by))
+    inter = iw * ih
+    return inter / float(aw * ah + bw * bh - inter) if inter else 0.0
+
+
+def holds_centre(outer: np.ndarray, inner: np.ndarray) -> bool:
+    """Whether `inner`'s centre (the mean of its points) lies inside the polygon `outer`."""
+    c = inner.mean(axis=0)
+    return cv2.pointPolygonTest(outer.astype(np.float32), (float(c[0]), float(c[1])), False) > 0
+
+
+def lies_within(contour: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether a region lies within a quad: most of its outline inside it (or within 2 px)."""
+    pts = contour.reshape(-1, 2)[:: max(1, len(contour) // 40)].astype(np.float64)
+    return float(np.mean(signed_inside(pts, quad) > -2.0)) > 0.9

@@ -31,10 +31,11 @@ import cv2
 import numpy as np
 
 from .fans import card_on_edges, card_size_near, rectangles
-from .find import PAIR_ASPECT, refine_corners
 from .outline import CardOutline, order_corners, polygon_iou, share_inside
 from .quads import apparent_aspect
 from .recognise import FACE_KINDS, CardReading, one_colour_middle
+from .refine import refine_corners
+from .sizes import PAIR_ASPECT
 
 OVERSIZED = 1.15    # cards: a doubted face's outline this large holds more than its card
 # A face read as one is refitted only when its outline is also longer than a card: a nearer
@@ -104,7 +105,7 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
                      recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
                      ) -> list[CardReading]:
     """`readings` and the faces read in the halves of outlines the recogniser turned down
-    that are twice as long as wide (`find.PAIR_ASPECT`) and far longer than the faces read
+    that are twice as long as wide (`sizes.PAIR_ASPECT`) and far longer than the faces read
     (`PAIR_LONGER`): cards nearly square, lying end to end with no seam the finder could see,
     outlined as one.  Read as one card, a pair is read as none, and with no face there
     `extend` has no end to follow.  (Where the deck's cards are themselves twice as long as
@@ -132,7 +133,7 @@ def pairs_read_apart(image: np.ndarray, readings: list[CardReading], unread: lis
 def faces_read_apart(image: np.ndarray, readings: list[CardReading],
                      recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]]
                      ) -> list[CardReading]:
-    """`readings`, each face read from an outline twice as long as wide (`find.PAIR_ASPECT`)
+    """`readings`, each face read from an outline twice as long as wide (`sizes.PAIR_ASPECT`)
     replaced by the faces read in its halves, when both halves read as faces and the two are
     surer together (the product of their confidences) than the one.  Two cards end to end
     outlined as one are often read as whichever card fills more of the outline, and the other

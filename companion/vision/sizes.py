@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import itertools
 
+import cv2
 import numpy as np
 
 from .outline import CardOutline
+from .quads import apparent_aspect
 
 MIN_CARDS_FOR_PLANE = 4   # fewer cards give one size for the whole picture
 OUTLIER = 0.2             # a card off the plane by more than this share does not support it
 MAX_TRIES = 220           # triples of cards tried as the plane's support
 RANGE = (0.5, 2.0)        # the plane is trusted only this far from the typical size
+PAIR_ASPECT = 1.75        # a quad this much longer than wide may be two square cards end to end
+PAIR_AREA = 1.6           # ... and is, with this many times the area of the other cards where it lies
+PIECE_DEPTH = 0.8         # a quad whose centre lies this many of its widths inside a row is a piece of a card
+PIECES_NARROWER = 1.6     # rows this many times wider than the cards found alone hold no such card
 
 
 class CardSizes:
@@ -96,3 +102,100 @@ def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | No
     if seen.min() < RANGE[0] or seen.max() > RANGE[1]:
         return None
     return plane
+
+
+def card_sizes(found: list[np.ndarray], rows: list[np.ndarray],
+               aspect_lo: float, aspect_hi: float) -> tuple[list[np.ndarray], CardSizes]:
+    """The cards found alone that tell a card's size, and that size.
+
+    On a table of the paper's colour, the colour maps see only the snakes'
+    bodies, and a piece of body between two bends is a fine small
+    quadrilateral: learnt from, it halves every card, and no row is cut
+    right.  The edge map, or better the learnt map, holds those rows (`rows`,
+    its regions of several cards): a piece lies along the middle of one
+    (`_part_of_strip`), and when the rows are far wider than everything
+    found alone, all of it was pieces; a row's width is then a card's short
+    side (its long side unknown: the middle of the deck's proportions).
+    Rows are weighed by their area: a map also holds fragments narrower than
+    any card (a stripe of the cloth, a card's corner), but little of it.
+    The few cards found alone may all be seen squeezed across their width,
+    and look longer than any card of the deck; a card turned the other way
+    is not: the long side is at most `aspect_hi` times the short.
+    """
+    alone = _without_doubles([q for q in found if not _part_of_strip(q, rows)])
+    sizes = CardSizes.from_cards(alone)
+    if len(rows) >= 2:
+        width = _weighted_median([_strip_width(c) for c in rows], [cv2.contourArea(c) for c in rows])
+        if not sizes or width > PIECES_NARROWER * sizes.short:
+            return [], CardSizes(width, 0.5 * (aspect_lo + aspect_hi) * width)
+    return alone, sizes.at_most(aspect_hi)
+
+
+def _weighted_median(values: list[float], weights: list[float]) -> float:
+    """The value below which half the total weight lies."""
+    order = np.argsort(values)
+    cumulative = np.cumsum(np.asarray(weights, float)[order])
+    return float(np.asarray(values, float)[order][np.searchsorted(cumulative, 0.5 * cumulative[-1])])
+
+
+def _without_doubles(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The cards found alone less those that are two cards end to end.
+
+    Two nearly square cards touching end to end make a fine card of twice
+    the length, found alone as readily as a real one; learnt from, a few of
+    them make every card look larger than it is, and rows are then cut at
+    the wrong lengths.  A quad is two cards when it is long (`PAIR_ASPECT`)
+    and has about twice the area the other cards have where it lies.
+    """
+    long_ones = [apparent_aspect(q) > PAIR_ASPECT for q in quads]
+    others = [q for q, long_one in zip(quads, long_ones) if not long_one]
+    if len(others) < 3 or len(others) == len(quads):
+        return quads
+    sizes = CardSizes.from_cards(others)
+    return others + [q for q, long_one in zip(quads, long_ones) if long_one and one_card(q, sizes)]
+
+
+def _part_of_strip(quad: np.ndarray, regions: list[np.ndarray]) -> bool:
+    """Whether a quad lies along the middle of a region far wider than itself.
+
+    A piece of a snake's body between two bends is a fine quadrilateral, and
+    on a table of the paper's colour it stands out alone; but it runs down the
+    middle of its row of cards, which the edge map holds as one region: its
+    centre lies deeper inside that region than the piece is wide.  A card in
+    a row lies no deeper than half its own width.
+    """
+    outline = CardOutline(quad)
+    x, y = (float(v) for v in outline.centre)
+    for c in regions:
+        bx, by, bw, bh = cv2.boundingRect(c)
+        if bx <= x <= bx + bw and by <= y <= by + bh and \
+                cv2.pointPolygonTest(c, (x, y), True) > PIECE_DEPTH * outline.short_side:
+            return True
+    return False
+
+
+def _strip_width(contour: np.ndarray) -> float:
+    """Twice the deepest point inside a region: the width of a row of cards."""
+    x, y, w, h = cv2.boundingRect(contour)
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, -1, offset=(1 - x, 1 - y))
+    return 2.0 * float(cv2.distanceTransform(mask, cv2.DIST_L2, 3).max())
+
+
+def card_size_about(sizes: CardSizes, contour: np.ndarray) -> tuple[float, float]:
+    """(short, long) of a card where the region lies (at the centre of its bounding box)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    return sizes.at((x + w / 2, y + h / 2))
+
+
+def card_area_about(sizes: CardSizes, contour: np.ndarray) -> float:
+    """The area a card has where the region lies."""
+    short, long_ = card_size_about(sizes, contour)
+    return short * long_
+
+
+def one_card(quad: np.ndarray, sizes: CardSizes | None) -> bool:
+    """Whether a quad has less than `PAIR_AREA` cards' area where it lies, too little for two
+    (False when the cards' size is not known)."""
+    return sizes is not None and \
+        abs(cv2.contourArea(quad.astype(np.float32))) < PAIR_AREA * float(np.prod(sizes.at(quad.mean(axis=0))))

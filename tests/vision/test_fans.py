@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import companion.vision.analyze as analyze
-import companion.vision.find as find
+import companion.vision.cut as cut
 from companion.vision.fans import top_cards_of_fans
 from companion.vision.outline import CardOutline, polygon_iou
 from companion.vision.recognise import CardReading
@@ -141,7 +141,7 @@ def test_on_a_rendered_table_a_fan_no_cut_parts_is_searched_for_its_top_card(mon
     # (the fan is one region of the maps, of no card's shape and cut into nothing: before the
     # finder handed such regions on, nothing was found there)
     assert _top_found(development_table, "medium", 39, seed=11)
-    monkeypatch.setattr(find, "FAN_MOST_CARDS", 0.0)
+    monkeypatch.setattr(cut, "FAN_MOST_CARDS", 0.0)
     assert not _top_found(development_table, "medium", 39, seed=11)
 
 
@@ -150,13 +150,13 @@ def test_on_a_rendered_table_a_fan_hardly_larger_than_a_card_is_searched_for_its
     # (spread little, the fan is one region too small to hold two cards, which nothing cuts:
     # before such regions were handed on too, nothing was found there)
     assert _top_found(development_table, "hard", 43, seed=11)
-    monkeypatch.setattr(find, "FAN_LEAST_CARDS", 99.0)
+    monkeypatch.setattr(cut, "FAN_LEAST_CARDS", 99.0)
     assert not _top_found(development_table, "hard", 43, seed=11)
 
 
 def _with_region(monkeypatch, analyzer, scene, cards):
     """The analyser with the outlines the finder gives the `cards` ((kind, colours)) of `scene`
-    replaced by one region's (`find.REGION_SCORE`) about them all; that region's corners."""
+    replaced by one region's (`cut.REGION_SCORE`) about them all; that region's corners."""
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
     truth = [np.array(c["corners"], float) for c in scene.truth["cards"] if (c["kind"], c["colours"]) in cards]
     assert len(truth) == len(cards)
@@ -164,7 +164,7 @@ def _with_region(monkeypatch, analyzer, scene, cards):
     kept = [o for o in outlines if not any(polygon_iou(o.corners, t) > 0.5 for t in truth)]
     assert len(kept) == len(outlines) - len(cards)
     box = cv2.boxPoints(cv2.minAreaRect(np.concatenate(truth).astype(np.float32))).astype(float)
-    region = CardOutline(box, find.REGION_SCORE)
+    region = CardOutline(box, cut.REGION_SCORE)
     monkeypatch.setattr(analyzer, "find", lambda image, unlike_table=None, picture=None: (seen, kept + [region]))
     return image, box
 

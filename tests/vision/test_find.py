@@ -64,7 +64,7 @@ def _rect(x, y, w, h):
 
 
 def test_pieces_cut_from_cards_do_not_set_the_card_size():
-    from companion.vision.find import size_prior
+    from companion.vision.suppress import size_prior
     from companion.vision.sizes import CardSizes
     cards = [(_rect(100 * k, 0, 60, 90), 0.9) for k in range(3)]
     pieces = [(_rect(100 * k + 5, 5, 20, 30), 0.95) for k in range(3) for _ in range(3)]
@@ -74,7 +74,7 @@ def test_pieces_cut_from_cards_do_not_set_the_card_size():
 
 
 def test_a_well_fitting_card_replaces_the_parts_found_inside_it():
-    from companion.vision.find import suppress
+    from companion.vision.suppress import suppress
     card = (_rect(0, 0, 60, 90), 0.85)
     parts = [(_rect(3, 3, 20, 80), 0.95), (_rect(36, 3, 20, 80), 0.93)]
     kept = suppress(parts + [card])
@@ -85,7 +85,7 @@ def test_a_well_fitting_card_replaces_the_parts_found_inside_it():
 
 
 def test_a_row_is_explained_only_when_every_card_in_it_was_found():
-    from companion.vision.find import _explained
+    from companion.vision.cut import _explained
     row = np.round(_rect(10, 20, 180, 90)).astype(np.int32).reshape(-1, 1, 2)  # three 60x90 cards end to end
     box = (10, 20, 181, 91)
     cards = [_rect(10 + 60 * k, 20, 60, 90) for k in range(3)]
@@ -96,7 +96,7 @@ def test_a_row_is_explained_only_when_every_card_in_it_was_found():
 
 def test_refining_moves_each_side_onto_the_edge_at_full_resolution():
     import cv2
-    from companion.vision.find import refine_corners
+    from companion.vision.refine import refine_corners
     gray = np.full((300, 400), 60, np.uint8)
     truth = np.array([[100, 80], [260, 90], [250, 220], [95, 205]], np.float64)
     cv2.fillConvexPoly(gray, np.round(truth).astype(np.int32), 200)
@@ -111,7 +111,7 @@ def test_refining_moves_each_side_onto_the_edge_at_full_resolution():
 def test_a_card_between_two_neighbours_stands_out_enough_to_be_found_alone(seed):
     """In a row, a card meets its neighbours' paper across both short sides: only its long
     sides show the table. That is enough to be a card alone; one side is not."""
-    from companion.vision.find import ALONE_CONTRAST
+    from companion.vision.regions import ALONE_CONTRAST
     from companion.vision.quads import edge_contrast
     rng = np.random.default_rng(seed)
     table, paper = (110, 128, 128), (225, 130, 140)
@@ -189,7 +189,7 @@ def test_a_part_too_small_to_hold_a_card_at_the_whole_picture_s_scale_holds_none
 def test_a_long_outline_pieces_lie_in_is_two_cards_unless_it_has_one_card_s_area():
     """Cut from a region, pieces lying in a long outline say it is two cards end to end; but a
     card seen at a slant across its width looks as long and has one card's area where it lies."""
-    from companion.vision.find import without_split_pairs
+    from companion.vision.suppress import without_split_pairs
     from companion.vision.sizes import CardSizes
 
     sizes = CardSizes(40.0, 60.0)                       # 2,400 px a card

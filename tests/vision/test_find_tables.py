@@ -4,7 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.find import find_cards, peel_strip
+from companion.vision.find import find_cards
+from companion.vision.split import peel_strip
 from companion.vision.sizes import CardSizes
 from companion.vision.outline import polygon_iou
 
@@ -284,7 +285,7 @@ def test_pieces_of_body_along_a_row_do_not_set_the_card_size():
     body between two bends, a third of a card wide, is the only thing found alone.  It
     lies along the middle of its row, which the edge map holds by the rims, and the rows'
     width is the card's short side."""
-    from companion.vision.find import card_sizes
+    from companion.vision.sizes import card_sizes
     rows = [_region(_card_corners((300, 100 + 200 * k), (600, 100), 0)) for k in range(2)]
     pieces = [_card_corners((150 + 150 * k, 100), (90, 30), 0) for k in range(3)]
     alone, sizes = card_sizes(pieces, rows, 1.2, 1.6)
@@ -299,7 +300,7 @@ def test_pieces_of_body_along_a_row_do_not_set_the_card_size():
 def test_cards_found_alone_squeezed_across_their_width_do_not_stretch_the_card_size():
     """Seen along a row running away from the camera, the cards found alone look 1:2; a
     card of the deck is at most 1:1.6, so a row turned the other way is cut at 1:1.6."""
-    from companion.vision.find import card_sizes
+    from companion.vision.sizes import card_sizes
     squeezed = [_card_corners((100 + 150 * k, 100), (50, 100), 0) for k in range(3)]
     alone, sizes = card_sizes(squeezed, [], 1.0, 1.6)
     assert len(alone) == 3
@@ -372,7 +373,7 @@ def test_rectangles_fitted_loosely_find_cards_where_nothing_else_was_found(monke
     rectangle fits it only loosely.  Kept where no other card lies, those rectangles find more
     cards of rendered hard tables (training styles) and no false ones."""
     from companion.synth.scene import render_scene
-    import companion.vision.find as find
+    import companion.vision.regions as regions
 
     scenes = [render_scene(seed, tier="hard", size=(800, 450)) for seed in range(100, 160)]
 
@@ -386,7 +387,7 @@ def test_rectangles_fitted_loosely_find_cards_where_nothing_else_was_found(monke
         return hits, false
 
     with_loose = tally()
-    monkeypatch.setattr(find, "LOOSE_BOXED_SCORE", 2.0)   # no score reaches it
+    monkeypatch.setattr(regions, "LOOSE_BOXED_SCORE", 2.0)   # no score reaches it
     without = tally()
     assert with_loose[0] > without[0], (with_loose, without)
     assert with_loose[1] <= without[1], (with_loose, without)
@@ -395,7 +396,7 @@ def test_rectangles_fitted_loosely_find_cards_where_nothing_else_was_found(monke
 def test_two_square_cards_end_to_end_do_not_teach_the_card_size():
     """Nearly square cards: two touching end to end make a fine 1:2 card, found alone as
     readily as a real one.  With twice the others' area, it does not count as a card's size."""
-    from companion.vision.find import card_sizes
+    from companion.vision.sizes import card_sizes
     singles = [_card_corners((100 + 150 * k, 100), (100, 110), 0) for k in range(3)]
     pairs = [_card_corners((100 + 300 * k, 400), (100, 220), 90) for k in range(2)]
     alone, sizes = card_sizes(singles + pairs, [], 1.0, 1.6)
@@ -445,7 +446,7 @@ def test_something_cut_by_the_frame_is_not_a_card():
 def test_fragments_narrower_than_a_card_do_not_set_a_row_s_width():
     """Nothing found alone: the rows' width is the card's short side.  A patterned cloth
     leaves many slivers in a map beside the few rows, but the rows hold most of its area."""
-    from companion.vision.find import card_sizes
+    from companion.vision.sizes import card_sizes
     rows = [_region(_card_corners((400, 100 + 200 * k), (700, 100), 0)) for k in range(2)]
     slivers = [_region(_card_corners((100 + 60 * k, 500), (40, 25), 0)) for k in range(5)]
     alone, sizes = card_sizes([], rows + slivers, 1.2, 1.6)
@@ -480,12 +481,12 @@ def test_on_a_rendered_table_two_touching_cards_with_no_card_alone_are_cut_at_th
                                                                                          development_table):
     """Two middles lie edge to edge on a striped cloth seen at a slant: neither a notch nor
     the size of the cards found alone parts them; their seam does."""
-    import companion.vision.find as find
+    import companion.vision.cut as cut
     from companion.bench.metrics import match_cards
     scene, image, _ = development_table(11, "hard", 26)
     pair = next(s["cards"] for s in scene.truth["snakes"] if len(s["cards"]) == 2)
     assert set(pair) <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
-    monkeypatch.setattr(find, "cut_row", lambda *args: [])
+    monkeypatch.setattr(cut, "cut_row", lambda *args: [])
     assert not set(pair) & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
 
 
@@ -494,7 +495,7 @@ def test_on_a_rendered_table_a_row_no_cut_parts_is_cut_to_the_size_of_the_cards_
     """A straight snake of four on a pale laminate, far from a 4K camera: the learnt map
     shows it as one strip with no seam in it, nor a notch; the twenty cards found alone
     elsewhere say how long a card is there."""
-    import companion.vision.find as find
+    import companion.vision.cut as cut
     from companion.bench.metrics import match_cards
     from companion.bench.run import bench_scene_seed
     from companion.synth.scene import render_scene
@@ -504,7 +505,7 @@ def test_on_a_rendered_table_a_row_no_cut_parts_is_cut_to_the_size_of_the_cards_
     snake = next(s["cards"] for s in scene.truth["snakes"] if len(s["cards"]) == 4 and 0 in s["cards"])
     middles = set(snake[1:])   # the three middles after its head
     assert middles <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
-    monkeypatch.setattr(find, "split_to_size", lambda *args: [])
+    monkeypatch.setattr(cut, "split_to_size", lambda *args: [])
     assert not middles & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
 
 
@@ -524,7 +525,7 @@ def _spotted_card(size):
 def test_spots_of_a_cloth_touching_a_card_are_opened_off_its_outline():
     """A card's region with a cloth's spots caught on its sides and corners fits no card shape;
     opened by a disc wider than a spot, it is the card again."""
-    from companion.vision.find import _best_fit, _without_bumps
+    from companion.vision.regions import _best_fit, _without_bumps
     card, region, _ = _spotted_card((60, 96))
     quad, score = _best_fit(region, 1.0, 1.6)
     assert quad is None or polygon_iou(quad, card) < 0.9     # the spots spoil the fit
@@ -535,8 +536,8 @@ def test_spots_of_a_cloth_touching_a_card_are_opened_off_its_outline():
 def test_a_region_is_opened_only_when_what_it_must_leave_could_be_one_card(monkeypatch):
     """The opening is a card once the cards' size says it has one card's area; a block of four
     spotted cards is not opened at all (on large regions the opening cost a game frame 0.2 s)."""
-    import companion.vision.find as find
-    from companion.vision.find import Bumpy, opened_cards
+    import companion.vision.regions as regions
+    from companion.vision.regions import Bumpy, opened_cards
     from companion.vision.sizes import CardSizes
     card, region, lab = _spotted_card((60, 96))
     one = Bumpy(region, 60.0, lab, 14.0)
@@ -545,7 +546,7 @@ def test_a_region_is_opened_only_when_what_it_must_leave_could_be_one_card(monke
     assert opened_cards([one], CardSizes(0, 0), 40, 1.0, 1.6) == []          # no size known yet
     assert opened_cards([one], CardSizes(30, 48), 40, 1.0, 1.6) == []        # four cards' area
     opened = []
-    monkeypatch.setattr(find, "_without_bumps", lambda *args: opened.append(args))
+    monkeypatch.setattr(regions, "_without_bumps", lambda *args: opened.append(args))
     _, block, lab = _spotted_card((120, 192))
     assert opened_cards([Bumpy(block, 120.0, lab, 14.0)], CardSizes(60, 96), 40, 1.0, 1.6) == []
     assert not opened
@@ -553,7 +554,7 @@ def test_a_region_is_opened_only_when_what_it_must_leave_could_be_one_card(monke
 
 def test_the_bound_on_a_card_s_area_about_a_region_holds_wherever_a_card_in_it_lies():
     """Skipping the opening loses nothing only if no card about the region can be larger."""
-    from companion.vision.find import _largest_card_area
+    from companion.vision.regions import _largest_card_area
     from companion.vision.sizes import CardSizes
     rng = np.random.default_rng(3)
     for _ in range(50):
@@ -571,7 +572,7 @@ def test_the_bound_on_a_card_s_area_about_a_region_holds_wherever_a_card_in_it_l
 def test_on_a_rendered_striped_cloth_cards_with_stripes_caught_on_their_outline_are_found(analyzer, monkeypatch):
     """Three cards of a snake and a card alone on a yellow striped cloth (a development seed): the
     stripes touching them join their regions in every map."""
-    import companion.vision.find as find
+    import companion.vision.regions as regions
     from companion.bench.metrics import match_cards
     from companion.bench.run import bench_scene_seed
     from companion.synth.scene import render_scene
@@ -581,5 +582,5 @@ def test_on_a_rendered_striped_cloth_cards_with_stripes_caught_on_their_outline_
     faces = {c["id"] for c in scene.truth["cards"] if c["kind"] != "back"}
     assert len(faces) == 4
     assert faces <= set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))
-    monkeypatch.setattr(find, "_without_bumps", lambda *args: None)
+    monkeypatch.setattr(regions, "_without_bumps", lambda *args: None)
     assert not faces & set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"]))

@@ -4,7 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.find import MIN_SHORT_SIDE, core_cards, find_cards, work_scale
+from companion.vision.find import MIN_SHORT_SIDE, find_cards, work_scale
+from companion.vision.paper_cards import core_cards
 from companion.vision.outline import match_quads
 from companion.vision.paper import (CORE, FEATURE_NAMES, PAPER_FILE, RIM, TABLE, PaperModel, coarse_factor,
                                    searched_size, sides_on_map)
@@ -166,8 +167,9 @@ def test_on_patterned_cloths_cards_grown_from_cores_are_the_size_of_their_cards(
                                                                                 monkeypatch):
     """The core is cut where the map's blur puts it, wider than the card's core on a
     patterned cloth; with its sides fitted to the card map, the card is about its own size."""
-    import companion.vision.find as find
-    from companion.vision.find import search_maps, searched_copy
+    import companion.vision.paper_cards as paper_cards
+    from companion.vision.find import searched_copy
+    from companion.vision.regions import search_maps
 
     def area(q):
         return abs(cv2.contourArea(np.float32(q)))
@@ -184,7 +186,7 @@ def test_on_patterned_cloths_cards_grown_from_cores_are_the_size_of_their_cards(
         return float(np.median(ratios))
 
     assert 0.9 <= median_area_ratio() <= 1.15
-    monkeypatch.setattr(find, "sides_on_map", lambda p, rect: rect)
+    monkeypatch.setattr(paper_cards, "sides_on_map", lambda p, rect: rect)
     assert median_area_ratio() > 1.15
 
 
@@ -223,7 +225,7 @@ def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer
     width their region shows).  (Cards read on their bodies, later, find some of them
     without outlines too: that stage is left out here.)"""
     import companion.vision.analyze as analyze
-    import companion.vision.find as find
+    import companion.vision.paper_cards as paper_cards
     from companion.bench.metrics import match_cards
     scene, image, covered = development_table(7, "hard", 17)
     monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck, picture=None: readings)
@@ -233,5 +235,5 @@ def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer
 
     found = matched()
     assert found >= 7
-    monkeypatch.setattr(find, "CORE_LEVELS", (0.5,))
+    monkeypatch.setattr(paper_cards, "CORE_LEVELS", (0.5,))
     assert matched() <= found - 2
