@@ -56,6 +56,19 @@ def pin(text: str) -> str:
     return text
 
 
+def whole(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `least` (a seed, a count of scenes)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least {least}")
+        return value
+    return parse
+
+
 def port(text: str) -> int:
     """An argparse type: a TCP port number."""
     if not text.isdigit() or not 1 <= int(text) <= 65535:
@@ -99,9 +112,9 @@ def _analyze(p: argparse.ArgumentParser) -> None:
 
 @command("train", "rebuild the recognition models in models/ from rendered data")
 def _train(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=1, help="seed of the training renders (default 1)")
+    p.add_argument("--seed", type=whole(0), default=1, help="seed of the training renders (default 1)")
     p.add_argument("--out", metavar="DIR", default=None, help="where to write the models (default models/)")
-    p.add_argument("--scenes", type=int, default=None, help="number of rendered training scenes")
+    p.add_argument("--scenes", type=whole(1), default=None, help="number of rendered training scenes")
     p.add_argument("--paper", metavar="FILE", default=None,
                    help="take this learnt card-or-table map (paper.joblib) as it is instead of training one")
 
@@ -111,7 +124,7 @@ def _train(p: argparse.ArgumentParser) -> None:
 @command("bench", "measure analysis accuracy and speed on held-out renders")
 def _bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=int, default=60, help="scenes per tier (default 60)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the held-out renders (default 1)")
+    p.add_argument("--seed", type=whole(0), default=1, help="seed of the held-out renders (default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--tiers", default="easy,medium,hard", help="tiers to render (default all three)")
     p.add_argument("--parts", default="tables,speed,memory",
@@ -275,7 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UserError, ValueError, OSError) as exc:
         if debug:
             raise
-        message = " ".join(str(exc).split()) or type(exc).__name__
+        # an OSError says which file and why, without its errno ("[Errno 2] ...")
+        text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename and exc.strerror \
+            else str(exc)
+        message = " ".join(text.split()) or type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+from companion.cli import whole
 from companion.game.record import PLAYER_COUNTS, parse_players
 
 
@@ -15,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sc = sub.add_parser("scenes", help="still photographs of tables with their analyze-format truth")
     sc.add_argument("--out", required=True, metavar="DIR")
     sc.add_argument("--count", type=int, default=10)
-    sc.add_argument("--seed", type=int, default=0, help="first seed; scene k uses seed + k")
+    sc.add_argument("--seed", type=whole(0), default=0, help="first seed; scene k uses seed + k")
     sc.add_argument("--tier", default="easy", help="easy | medium | hard")
     sc.add_argument("--style", action="append", metavar="STYLE",
                     help="art style (repeat to choose among several; default: the training styles)")
@@ -26,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     gm = sub.add_parser("game", help="a whole simulated game as frames, a video and its truth")
     gm.add_argument("--out", required=True, metavar="DIR")
     gm.add_argument("--players", default="3", help="a number (2-5) or names separated by commas")
-    gm.add_argument("--seed", type=int, default=0)
+    gm.add_argument("--seed", type=whole(0), default=0)
     gm.add_argument("--tier", default="medium")
     gm.add_argument("--style", help="art style (default: drawn from the training styles)")
     gm.add_argument("--size", metavar="WxH", default="1280x720")
@@ -38,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sp = sub.add_parser("speed", help="CPU ms per rendered scene on one thread, per tier")
     sp.add_argument("--tiers", default="easy,medium,hard", help="comma-separated tiers")
     sp.add_argument("--count", type=int, default=16, help="scenes per tier")
-    sp.add_argument("--seed", type=int, default=5000, help="first seed; scene k uses seed + k")
+    sp.add_argument("--seed", type=whole(0), default=5000, help="first seed; scene k uses seed + k")
     sp.add_argument("--size", metavar="WxH", default="1280x720")
 
 

@@ -64,3 +64,26 @@ def test_a_reader_that_goes_away_ends_the_command_quietly():
     proc.stdout.close()                      # as `companion ... | head -1` does
     assert proc.wait(timeout=60) == 0
     assert proc.stderr.read() == b""
+
+
+@pytest.mark.parametrize("args, wanted", [
+    (["train", "--scenes", "0"], "'0' is not a whole number of at least 1"),
+    (["train", "--seed", "-1"], "'-1' is not a whole number of at least 0"),
+    (["bench", "--seed", "one"], "'one' is not a whole number of at least 0"),
+    (["synth", "scenes", "--out", "unused", "--seed", "-4"], "'-4' is not a whole number of at least 0"),
+    (["synth", "game", "--out", "unused", "--seed", "2.5"], "'2.5' is not a whole number of at least 0"),
+])
+def test_seeds_and_counts_below_their_least_are_refused_before_any_work(args, wanted, capsys):
+    # (a negative seed used to reach numpy, "expected non-negative integer"; no scenes to
+    # train on, a concatenation of nothing)
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: argument --") and wanted in err and err.count("\n") == 1
+
+
+def test_a_file_that_cannot_be_written_is_named_with_the_reason_alone(tmp_path, capsys):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert cli.main(["mat", "--out", str(blocked / "mat.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {blocked / 'mat.png'}: ") and "Errno" not in err, err
