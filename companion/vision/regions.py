@@ -22,7 +22,7 @@ from .sizes import PAIR_AREA, PAIR_ASPECT, CardSizes, one_card
 
 SETTLED_SCORE = 0.95       # a card fitting this well is not fitted again from another map
 BOXED_SCORE = 0.85         # a least rectangle stands in for a failed polygon only when it fits this well
-LOOSE_BOXED_SCORE = 0.7    # ... and this well, where nothing else is found (`last_resort`)
+LOOSE_BOXED_SCORE = 0.7    # ... and this well, where nothing else is found (`Regions.last_resort`)
 ROUNDED_BOXED_SCORE = 0.6  # ... or this well, in a blurred map, whose regions' corners are all rounded
 ROUNDED_TRUST = 0.5        # a blurred map's outlines are the last resort: below any sharp map's
 OPENED_TRUST = 0.5         # an outline fitted once bumps are opened off its region: below a cut piece's
@@ -212,7 +212,7 @@ def opened_cards(bumpy: list[Bumpy], sizes: CardSizes | None, min_side: float, a
     card's size where they lie (none while the cards' size is unknown).
 
     A region opened may also be two cards touching, or a fan, a card's shape
-    too once opened: it is still cut (`cut_regions`), and kept here only with
+    too once opened: it is still cut (`cut.cut_regions`), and kept here only with
     one card's area.  The opening is the finder's dearest step on a large
     region (a disc a fifth of its width), so a region is not opened when
     what the opening must leave of it is already too large for one card.
