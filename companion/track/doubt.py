@@ -19,7 +19,8 @@ from companion.game.cards import Card
 from companion.game.chains import is_closed
 
 from .pushes import components
-from .tables import chains_from_links, misread_of
+from .links import PUSHED_SHARE
+from .tables import chains_from_links, misread_of, outline_share
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -46,12 +47,21 @@ class DoubtfulCards:
         return {t for t in cards if left[self.deck.identity(Card.parse(self._deck_reading(t)))] <= 0}
 
     def _misread(self, cards: set, present: set, window: _Window) -> set:
-        """Of these new cards, those read weakly, and only as cards whose every copy is out:
-        every reading of comparable weight (`alternative_share`, as `_resolve` weighs them)."""
+        """Of these new cards, those read weakly, and only as cards whose every copy is out
+        (every reading of comparable weight, `alternative_share`, as `_resolve` weighs them),
+        or lying across two settled cards (`_over_settled`)."""
         left = self._copies_left(present)
+        settled = present - cards
         return {t for t in self._read_weakly(cards, window)
                 if all(left[self.deck.identity(Card.parse(code))] <= 0
-                       for code, _ in self.tracks[t].rivals(self.settings.alternative_share))}
+                       for code, _ in self.tracks[t].rivals(self.settings.alternative_share))
+                or self._over_settled(t, settled)}
+
+    def _over_settled(self, t: int, settled: set) -> bool:
+        """Whether card t lies across two settled cards (`PUSHED_SHARE` of each): no card is laid
+        on others, while an outline across the seam of two reads as one weakly."""
+        corners = self._track(t).corners
+        return sum(outline_share(corners, self._track(u).corners) >= PUSHED_SHARE for u in settled) >= 2
 
     def _copies_left(self, present: set) -> Counter:
         """The deck's copies of each card not on the table (`present`, settled) nor in the piles."""

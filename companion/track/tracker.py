@@ -559,6 +559,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
         # change would come before that card's.  (It is missed the same way in every frame
         # of a still picture; the next table may show it.)
         lost = set(waited) - present - set(self._waiting_unseen)
+        # (but one read weakly across two settled cards was the seam between them misread)
+        lost -= {t for t in self._read_weakly(lost, window) if self._over_settled(t, present - added)}
         if problem is None and (blind or unsure or lost) and not forced:
             if self._deferred < self.settings.max_deferred:
                 # (a card missed before and found in this table is not going, though the change

@@ -2053,3 +2053,54 @@ def test_a_lone_head_carried_to_complete_a_snake_and_read_as_a_tail_held_elsewhe
     assert [(m["action"], m["legal"]) for m in want] == [("complete", True)]
     assert summary(tracker.moves) == summary(want)
     assert tracker.stats["carried"] == 1
+
+
+
+def _across_the_seam(tables_with: set[int]):
+    """The pictures of a short game whose first snake is nudged when the tail is laid (so the
+    pixels changed where its two cards meet), and a fault: readings of the tables with as
+    many cards as `tables_with` says make out, weakly, a middle across those two cards'
+    seam (the deck holds that middle; no card lies there)."""
+    nudge = (6.0, 4.0)
+    tables = [[["H-red", "M-red-blue"]],
+              [["H-red", "M-red-blue"], ["T-yellow"]],
+              [["H-red", "M-red-blue"], ["M-green-yellow", "T-yellow"]],
+              [["H-red", "M-red-blue", "M-blue-green"], ["M-green-yellow", "T-yellow"]]]
+    # (the tail lies where it will lie once joined)
+    places = [None, {0: nudge, 1: (W + 2.0, 0.0)}, {0: nudge}, {0: nudge}]
+    pictures = [analysis(t, o) for t, o in zip(tables, places)]
+    x0, y0 = 40 + W / 2 + nudge[0], 40 + nudge[1]
+    seam = {"id": 90, "kind": "middle", "colours": ["orange", "purple"], "confidence": 0.3,
+            "ends": [[x0, y0 + H / 2], [x0 + W, y0 + H / 2]],
+            "corners": [[x0, y0], [x0 + W, y0], [x0 + W, y0 + H], [x0, y0 + H]]}
+
+    def fault(data, call):
+        if len(data["cards"]) in tables_with:
+            data["cards"].append(dict(seam))
+            data["snakes"].append({"cards": [seam["id"]], "complete": False})
+        return data
+    return pictures, fault, expected(tables)["moves"]
+
+
+def test_a_weak_card_read_across_the_seam_of_two_settled_cards_is_no_move():
+    # both tables after the tail is laid show the weak middle where two settled cards meet:
+    # once its change has waited for a fresh table it is a misreading, not a card laid (no
+    # card is laid on two others), though the deck still holds an orange-purple middle
+    pictures, fault, want = _across_the_seam({3, 4})
+    analyzer = FakeAnalyzer(fault=fault)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play(pictures)
+    assert summary(tracker.moves) == summary(want)
+    assert tracker.stats["misread"] == 1
+
+
+def test_a_weak_card_across_a_seam_gone_from_the_next_table_does_not_hold_up_the_turn_again():
+    # only the table where the tail is laid shows the weak middle: that change waits for a
+    # fresh table, which no longer shows it.  Gone, it is no card left waiting and missed,
+    # which would hold the change (and the next turn's card) a second time
+    pictures, fault, want = _across_the_seam({3})
+    analyzer = FakeAnalyzer(fault=fault)
+    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
+    Player(tracker, analyzer).play(pictures)
+    assert summary(tracker.moves) == summary(want)
+    assert tracker.stats["deferred"] == 1
