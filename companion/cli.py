@@ -288,9 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UserError, ValueError, OSError) as exc:
         if debug:
             raise
-        # an OSError says which file and why, without its errno ("[Errno 2] ...")
-        text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename and exc.strerror \
-            else str(exc)
+        # an OSError says which file (and where to, for a move) and why, without its errno
+        text = str(exc)
+        if isinstance(exc, OSError) and exc.filename and exc.strerror:
+            moved = f" -> {exc.filename2}" if exc.filename2 else ""
+            text = f"{exc.filename}{moved}: {exc.strerror}"
         message = " ".join(text.split()) or type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         return 2

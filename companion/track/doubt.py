@@ -18,8 +18,8 @@ import numpy as np
 from companion.game.cards import Card
 from companion.game.chains import is_closed
 
-from .pushes import components
 from .links import PUSHED_SHARE
+from .pushes import components
 from .tables import chains_from_links, misread_of, outline_share
 
 if TYPE_CHECKING:

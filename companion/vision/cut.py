@@ -3,9 +3,10 @@
 The cuts themselves are `split`'s.  Once the cards found alone tell a card's
 size, a region too small for two is not cut, one whose cards were all found
 alone is not cut again, and rows of many cards are cut first, within
-`split.SPLIT_BUDGET`.  A region of a few cards' size that no cut parts may
-be a fan of cards overlapping: its top card, and the region itself, are
-kept as last resorts.
+`split.SPLIT_BUDGET`.  A region of less than `FAN_CARDS` cards may be a fan
+of cards overlapping: its top card is kept as a last resort, and (with
+`fans`) a region of a few cards' size that no cut parts is kept itself
+(`REGION_SCORE`).
 """
 from __future__ import annotations
 

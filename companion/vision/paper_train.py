@@ -32,7 +32,7 @@ def picture_features(image: np.ndarray) -> np.ndarray:
     scale = work_scale(image.shape)
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    # the very calls `find_quads` makes, so that training can never drift from the finder
+    # the very calls `regions.search_maps` makes, so that training can never drift from the finder
     # (the maps they also make are thrown away: training time, not the finder's)
     rarity, _ = rare_colour_masks(lab)
     local, _ = local_contrast_masks(lab)

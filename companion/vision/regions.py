@@ -66,6 +66,15 @@ class Regions(NamedTuple):
     bumpy: list                      # Bumpy: regions no card fitted, to open once the cards' size is known
 
 
+class Bumpy(NamedTuple):
+    """A region of a map whose outline fitted no card."""
+
+    contour: np.ndarray
+    width: float                     # its least rectangle's short side
+    contrast_in: np.ndarray          # the map whose edge contrast a card fitted to it must show
+    step: float
+
+
 def search_maps(small: np.ndarray, min_side: float, aspect_lo: float, aspect_hi: float,
                 paper: PaperModel | None, scale: float, unlike_table: np.ndarray | None,
                 whole: tuple[int, ...] | None) -> SearchMaps:
@@ -195,15 +204,6 @@ def _best_fit(contour: np.ndarray, aspect_lo: float, aspect_hi: float) -> tuple[
         if score > best_score:
             best, best_score = quad, score
     return best, best_score
-
-
-class Bumpy(NamedTuple):
-    """A region of a map whose outline fitted no card."""
-
-    contour: np.ndarray
-    width: float                     # its least rectangle's short side
-    contrast_in: np.ndarray          # the map whose edge contrast a card fitted to it must show
-    step: float
 
 
 def opened_cards(bumpy: list[Bumpy], sizes: CardSizes | None, min_side: float, aspect_lo: float,

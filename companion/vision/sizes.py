@@ -6,6 +6,10 @@ row's cards differ threefold.  For points of a plane the inverse depth is an
 affine function of the image coordinates, and apparent size goes with the
 inverse depth, so the size of a card is (up to foreshortening) a plane over
 the picture, fitted to the cards found alone.
+
+Not every card found alone may teach it (`card_sizes`): not a piece of a
+snake's body along a row, nor two nearly square cards end to end
+(`PAIR_ASPECT`, `one_card`).
 """
 from __future__ import annotations
 

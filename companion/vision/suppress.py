@@ -77,4 +77,6 @@ def without_split_pairs(kept: list[tuple[np.ndarray, float]], pieces: list[np.nd
 
 
 def overlaps(quad: np.ndarray, found: list[tuple[np.ndarray, float]]) -> bool:
+    """Whether a quad clashes with any found card as `suppress` judges a clash (overlap above
+    0.2, or either holding the other's centre)."""
     return any(polygon_iou(quad, f) > 0.2 or holds_centre(f, quad) or holds_centre(quad, f) for f, _ in found)

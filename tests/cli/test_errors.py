@@ -1,4 +1,5 @@
 """The command line's promise: user errors are one `error:` line, never a traceback."""
+import os
 import subprocess
 import sys
 
@@ -87,3 +88,16 @@ def test_a_file_that_cannot_be_written_is_named_with_the_reason_alone(tmp_path, 
     assert cli.main(["mat", "--out", str(blocked / "mat.png")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {blocked / 'mat.png'}: ") and "Errno" not in err, err
+
+
+def test_a_move_that_fails_names_both_files(tmp_path, capsys):
+    # (a resumable account is written beside its place and moved there: both names matter)
+    @cli.command("move-it", "move a missing file")
+    def _move(p):
+        p.set_defaults(run=lambda args: os.replace(tmp_path / "gone.json", tmp_path / "account.json"))
+    try:
+        assert cli.main(["move-it"]) == 2
+        err = capsys.readouterr().err
+        assert err == f"error: {tmp_path / 'gone.json'} -> {tmp_path / 'account.json'}: No such file or directory\n"
+    finally:
+        cli.COMMANDS.pop("move-it")

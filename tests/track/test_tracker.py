@@ -2055,7 +2055,6 @@ def test_a_lone_head_carried_to_complete_a_snake_and_read_as_a_tail_held_elsewhe
     assert tracker.stats["carried"] == 1
 
 
-
 def _across_the_seam(tables_with: set[int]):
     """The pictures of a short game whose first snake is nudged when the tail is laid (so the
     pixels changed where its two cards meet), and a fault: readings of the tables with as
@@ -2083,9 +2082,9 @@ def _across_the_seam(tables_with: set[int]):
 
 
 def test_a_weak_card_read_across_the_seam_of_two_settled_cards_is_no_move():
-    # both tables after the tail is laid show the weak middle where two settled cards meet:
-    # once its change has waited for a fresh table it is a misreading, not a card laid (no
-    # card is laid on two others), though the deck still holds an orange-purple middle
+    # the table where the tail is laid and the next both show the weak middle where two
+    # settled cards meet: once its change has waited for a fresh table it is a misreading,
+    # not a card laid (no card is laid on two others), though the deck holds such a middle
     pictures, fault, want = _across_the_seam({3, 4})
     analyzer = FakeAnalyzer(fault=fault)
     tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
