@@ -18,9 +18,8 @@ import numpy as np
 from companion.game.cards import Card
 from companion.game.chains import is_closed
 
-from .links import PUSHED_SHARE
 from .pushes import components
-from .tables import chains_from_links, misread_of, outline_share
+from .tables import chains_from_links, misread_of
 
 if TYPE_CHECKING:
     from .tracker import _Window
@@ -58,10 +57,9 @@ class DoubtfulCards:
                 or self._over_settled(t, settled)}
 
     def _over_settled(self, t: int, settled: set) -> bool:
-        """Whether card t lies across two settled cards (`PUSHED_SHARE` of each): no card is laid
-        on others, while an outline across the seam of two reads as one weakly."""
-        corners = self._track(t).corners
-        return sum(outline_share(corners, self._track(u).corners) >= PUSHED_SHARE for u in settled) >= 2
+        """Whether card t lies across two settled cards (on the place of each, `_on_place_of`):
+        no card is laid on others, while an outline across the seam of two reads as one weakly."""
+        return sum(self._on_place_of(t, u) for u in settled) >= 2
 
     def _copies_left(self, present: set) -> Counter:
         """The deck's copies of each card not on the table (`present`, settled) nor in the piles."""
