@@ -241,7 +241,7 @@ def _largest_card_area(sizes: CardSizes, contour: np.ndarray) -> float:
     largest value over a box is at a corner."""
     x, y, w, h = cv2.boundingRect(contour)
     corners = [(x + dx * w, y + dy * h) for dx in (-0.5, 1.5) for dy in (-0.5, 1.5)]
-    return max(s * l for s, l in map(sizes.at, corners))
+    return max(map(sizes.area_at, corners))
 
 
 def _without_bumps(contour: np.ndarray, width: float) -> np.ndarray | None:

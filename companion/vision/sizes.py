@@ -68,6 +68,11 @@ class CardSizes:
         f = float(np.clip(self._plane[0] * point[0] + self._plane[1] * point[1] + self._plane[2], *RANGE))
         return self.short * f, self.long * f
 
+    def area_at(self, point) -> float:
+        """The area of a card centred near `point` (x, y)."""
+        short, long_ = self.at(point)
+        return short * long_
+
 
 def _consensus_plane(centres: np.ndarray, factor: np.ndarray) -> np.ndarray | None:
     """The plane through the size factors most cards agree with (None without a clear majority).
@@ -202,4 +207,4 @@ def one_card(quad: np.ndarray, sizes: CardSizes | None) -> bool:
     """Whether a quad has less than `PAIR_AREA` cards' area where it lies, too little for two
     (False when the cards' size is not known)."""
     return sizes is not None and \
-        abs(cv2.contourArea(quad.astype(np.float32))) < PAIR_AREA * float(np.prod(sizes.at(quad.mean(axis=0))))
+        abs(cv2.contourArea(quad.astype(np.float32))) < PAIR_AREA * sizes.area_at(quad.mean(axis=0))

@@ -57,7 +57,7 @@ def size_prior(cands: list[tuple[np.ndarray, float]],
         return cands
     areas = np.array([abs(cv2.contourArea(q.astype(np.float32))) for q, _ in cands])
     if sizes:
-        expected = np.array([np.prod(sizes.at(q.mean(axis=0))) for q, _ in cands])
+        expected = np.array([sizes.area_at(q.mean(axis=0)) for q, _ in cands])
     else:
         expected = np.full(len(cands), float(np.median(areas)))
     out = []
