@@ -20,7 +20,7 @@ from .deck_counts import within_the_deck
 from .exposure import well_exposed
 from .extend import card_of, extend_snakes
 from .fans import top_cards_of_fans
-from .cut import REGION_SCORE
+from .cut import KNOWN_SCORE, REGION_SCORE
 from .find import find_cards
 from .outline import CardOutline, order_corners, polygon_iou
 from .profile import Profile, load_profile
@@ -42,7 +42,6 @@ STRAIGHT_SIDES = 3
 # side, not on each other: a card laid now overlaps a known one by its corners at most.)
 CUT_ACROSS = 0.15
 SAME_CARD = 0.6
-KNOWN_SCORE = 1.0     # the finder's trust in a known card's outline: whole
 
 
 class Analyzer:
@@ -67,7 +66,7 @@ class Analyzer:
         the shape of the whole picture the image is a part of, if it is one (`find_cards`);
         `known`: the outlines (four corners each, in `image`'s pixels) of cards known to lie
         there (a watched table's cards whose pixels did not change, `with_known_cards`)."""
-        image, outlines = self.find(image, unlike_table, picture)
+        image, outlines = self.find(image, unlike_table, picture, known)
         outlines = with_known_cards(outlines, known or [])
         # a region the finder could not cut (a fan, most often) is no card, whatever it reads as:
         # the frame is not balanced on it, and only a fan's top card is looked for in it
@@ -109,8 +108,9 @@ class Analyzer:
         return readings
 
     def find(self, image: np.ndarray, unlike_table: np.ndarray | None = None,
-             picture: tuple[int, ...] | None = None) -> tuple[np.ndarray, list]:
-        """The picture the cards are to be read in, and the card outlines the finder found."""
+             picture: tuple[int, ...] | None = None, known: list | None = None) -> tuple[np.ndarray, list]:
+        """The picture the cards are to be read in, and the card outlines the finder found
+        (`known`: as `read` says, rows of them not cut again)."""
         if self.adapter is None:
             image = seen = well_exposed(image)
         else:
@@ -121,7 +121,7 @@ class Analyzer:
             seen = self.adapter.finder_view(image)
             image = well_exposed(image)
         return image, find_cards(seen, self.profile, paper=self.paper, unlike_table=unlike_table, fans=True,
-                                 picture=picture)
+                                 picture=picture, known=known)
 
     def _frame_reader(self, image: np.ndarray, outlines: list):
         """How outlines of this frame (every stage reads this `image`) are read: for a calibrated

@@ -32,15 +32,18 @@ FAN_FILL = 0.6             # ... nor one filling less of its least rectangle
 REGION_SCORE = 0.0         # the score of such a region's outline: to be searched, not a card
 PIECE_CONTRAST = 0.6       # share of its outline a card cut from a row shows a card's step along (where it
                            # was cut is a guess: more than `regions.ALONE_CONTRAST`)
+KNOWN_SCORE = 1.0          # the finder's trust in a known card's outline (`known`): whole
 PAPER_PIECE_CONTRAST = 0.3  # a card cut from a row of the learnt map: its map fades over a few pixels, so
                             # little of its outline shows the full step
 
 
 def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | None, maps: SearchMaps,
-                aspect_lo: float, aspect_hi: float, fans: bool) -> tuple[list, list, list]:
+                aspect_lo: float, aspect_hi: float, fans: bool, known: list = ()) -> tuple[list, list, list]:
     """The cards cut from regions of several (`blobs`), given the cards found alone (`kept`,
     `alone`) and their sizes: (pieces, pieces of the unlike-the-table map, last resorts: fans'
-    top cards and regions to search, only where nothing else is found)."""
+    top cards and regions to search, only where nothing else is found).  `known`: the quads of
+    cards known to lie there (a watched table's, `find_cards`): a region they explain (with
+    cards found alone) is not cut, and its known cards are given as its pieces instead."""
     edges, paper_p, unlike_p = maps.edges, maps.paper_p, maps.unlike_p
     aspect = sizes.long / sizes.short if sizes else None
     # the most card-like regions first (they fill their bounding box), so that the
@@ -59,6 +62,8 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT]
+    known_cards = [(q, q.min(axis=0), q.max(axis=0), KNOWN_SCORE) for q in known]
+    told: set[int] = set()   # the known cards given as pieces already
     for blob in blobs:
         c, closed, contrast_in, step = blob.contour, blob.closed, blob.contrast_in, blob.step
         box = cv2.boundingRect(c)
@@ -68,10 +73,18 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
         blob_boxes.append((closed, contrast_in, box))
         x, y, w, h = box
         near = [(q, s) for q, lo, hi, s in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
-        if any(_contains_point(q, c) or lies_within(c, q) for q, _ in near):
+        near_known = [q for q, lo, hi, _ in known_cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
+        if any(_contains_point(q, c) or lies_within(c, q) for q in [q for q, _ in near] + near_known):
             continue  # the blob is that card, or a part of it (paper beside the body)
-        if sizes and _explained(c, box, [q for q, s in near if s >= CONTAINER_SCORE], 0.5 * card_area_about(sizes, c)):
+        found = [q for q, s in near if s >= CONTAINER_SCORE]
+        least = 0.5 * card_area_about(sizes, c) if sizes else 0.0
+        if sizes and _explained(c, box, found, least):
             continue  # every card in it was found alone: cutting it would only find them again
+        if sizes and near_known and _explained(c, box, found + near_known, least):
+            # the rest of it are cards known to lie there: they are what its cut would find
+            pieces.extend((q, KNOWN_SCORE) for q in near_known if id(q) not in told)
+            told.update(id(q) for q in near_known)
+            continue
         if sizes and cards_in[id(blob)] < FAN_CARDS:
             # perhaps a fan of cards overlapping, which no cut parts, or a card with something
             # beside it: the top card, a side of it along the outline, where nothing else is found

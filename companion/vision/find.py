@@ -50,7 +50,7 @@ def work_scale(shape: tuple[int, ...]) -> float:
 def find_cards(image: np.ndarray, profile: Profile | None = None,
                min_short_side: float = MIN_SHORT_SIDE, paper: PaperModel | None = None,
                unlike_table: np.ndarray | None = None, fans: bool = False,
-               picture: tuple[int, ...] | None = None) -> list[CardOutline]:
+               picture: tuple[int, ...] | None = None, known: list | None = None) -> list[CardOutline]:
     """Every card-like quadrilateral in a BGR image, corners in image pixels.
 
     `fans`: also the least rectangle of each region of a few cards' size that no cut parts
@@ -63,7 +63,11 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
 
     `picture`: the shape of the whole picture `image` is a part of, when it is one (a
     tracker reads only the part around a change): the part is searched at the whole's
-    scale and with its sizes (`maps`), as the same cards would be in the whole."""
+    scale and with its sizes (`maps`), as the same cards would be in the whole.
+
+    `known`: the outlines (four corners each, image pixels) of cards known to lie there (a
+    watched table's cards whose pixels did not change): a row of them is not cut again (on a
+    game's tables of long snakes, the costliest step), its known cards stand for its pieces."""
     if min(image.shape[:2]) < SMALLEST_PICTURE:
         return []
     small, scale = searched_copy(image, picture)
@@ -72,7 +76,8 @@ def find_cards(image: np.ndarray, profile: Profile | None = None,
     aspect_lo, aspect_hi = (profile or Profile()).aspect_range
     if unlike_table is not None and unlike_table.shape[:2] != small.shape[:2]:
         unlike_table = None
-    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, fans, whole)
+    known_quads = [np.asarray(k, np.float64).reshape(4, 2) * scale for k in known or []]
+    found = find_quads(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, fans, whole, known_quads)
     outlines = [CardOutline(order_corners(q / scale), s) for q, s in found]
     if scale < 1.0 and outlines:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -104,10 +109,12 @@ def _side_on_frame(corners: np.ndarray, shape: tuple[int, ...], margin: float) -
 def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspect_hi: float = 1.6,
                paper: PaperModel | None = None, scale: float = 1.0,
                unlike_table: np.ndarray | None = None, fans: bool = False,
-               whole: tuple[int, ...] | None = None) -> list[tuple[np.ndarray, float]]:
+               whole: tuple[int, ...] | None = None, known: list | None = None
+               ) -> list[tuple[np.ndarray, float]]:
     """(quad, score) for every card found in the image, already downscaled by `scale` (and
     with `fans`, the regions `find_cards` says); `whole`: the shape of the whole searched
-    picture it is a part of (`maps`)."""
+    picture it is a part of (`maps`); `known`: quads of cards known to lie there, in the
+    downscaled image's pixels (`find_cards`)."""
     maps = search_maps(small, min_side, aspect_lo, aspect_hi, paper, scale, unlike_table, whole)
     regions = map_regions(maps, small.shape, min_side, aspect_lo, aspect_hi)
     kept = suppress([(q, s) for q, s, _ in regions.singles])
@@ -120,7 +127,7 @@ def find_quads(small: np.ndarray, min_side: float, aspect_lo: float = 1.0, aspec
                               aspect_lo, aspect_hi)
     kept = suppress(kept + opened_cards(regions.bumpy, sizes, min_side, aspect_lo, aspect_hi))
     pieces, unlike_pieces, searched = cut_regions(regions.blobs, kept, alone, sizes, maps, aspect_lo,
-                                                  aspect_hi, fans)
+                                                  aspect_hi, fans, known or [])
     last_resort = regions.last_resort + searched
     # no card is smaller than the smallest looked for, whether found alone or cut from a row
     # (a size learnt from slivers of a striped cloth would cut more slivers)

@@ -73,3 +73,44 @@ def test_a_known_card_read_as_a_face_or_no_face_on_its_known_outline_either_keep
     kept = faces_where_known(doubted, [known], np.zeros((400, 400, 3), np.uint8),
                              lambda image, outlines: [_reading(o, "unknown") for o in outlines])
     assert kept[0] is doubted[0]
+
+
+
+@pytest.fixture(scope="module")
+def snake_and_lone_cards():
+    """A rendered table whose snake of five cards the finder cuts apart (its cards touch), and
+    three cards alone: the picture and the snake's true outlines, head first."""
+    from companion.synth.scene import render_scene
+    table = [["H-red", "M-red-blue", "M-blue-green", "M-green-yellow", "T-yellow"],
+             ["M-purple-orange"], ["H-blue"], ["T-green"]]
+    scene = render_scene(22, tier="medium", style="cartoon", size=(1280, 720), table=table)
+    cards = {c["id"]: np.array(c["corners"], float) for c in scene.truth["cards"]}
+    return scene.image, [cards[i] for i in scene.truth["snakes"][0]["cards"]]
+
+
+def _find_counting_cuts(monkeypatch, image, known):
+    """What the finder found, told of `known` cards, and the regions it cut into cards."""
+    import companion.vision.cut as cut
+    from companion.vision.find import find_cards
+    regions, cut_blob = [], cut.cut_blob
+    monkeypatch.setattr(cut, "cut_blob", lambda blob, *a: regions.append(blob) or cut_blob(blob, *a))
+    return find_cards(image, known=known), regions
+
+
+def test_a_row_of_known_cards_is_not_cut_again_but_given_as_its_cards(monkeypatch, snake_and_lone_cards):
+    from companion.vision.outline import polygon_iou
+    image, snake = snake_and_lone_cards
+    assert _find_counting_cuts(monkeypatch, image, None)[1]
+    found, regions = _find_counting_cuts(monkeypatch, image, snake)
+    assert not regions
+    # (a piece the cut would have found is the known card: a loose outline found alone in the
+    # row must not take its place)
+    assert all(max(polygon_iou(f.corners, card) for f in found) > 0.9 for card in snake)
+
+
+def test_a_card_laid_at_the_end_of_a_row_of_known_cards_is_still_cut_from_it(monkeypatch, snake_and_lone_cards):
+    from companion.vision.outline import polygon_iou
+    image, snake = snake_and_lone_cards
+    found, regions = _find_counting_cuts(monkeypatch, image, snake[1:])
+    assert regions
+    assert max(polygon_iou(f.corners, snake[0]) for f in found) > 0.8
