@@ -62,7 +62,7 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
     budget = [SPLIT_BUDGET]
     blob_boxes: list[tuple[bool, np.ndarray, tuple[int, int, int, int]]] = []
     cards = [(q, q.min(axis=0), q.max(axis=0), s) for q, s in kept if apparent_aspect(q) <= PAIR_ASPECT]
-    known_cards = [(q, q.min(axis=0), q.max(axis=0), KNOWN_SCORE) for q in known]
+    known_cards = [(q, q.min(axis=0), q.max(axis=0)) for q in known]
     told: set[int] = set()   # the known cards given as pieces already
     for blob in blobs:
         c, closed, contrast_in, step = blob.contour, blob.closed, blob.contrast_in, blob.step
@@ -71,9 +71,8 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
                for cl, seen_in, b in blob_boxes):
             continue  # the same group of cards, seen in another map of the same kind
         blob_boxes.append((closed, contrast_in, box))
-        x, y, w, h = box
-        near = [(q, s) for q, lo, hi, s in cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
-        near_known = [q for q, lo, hi, _ in known_cards if lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y]
+        near = [(q, s) for q, lo, hi, s in cards if _in_box(lo, hi, box)]
+        near_known = [q for q, lo, hi in known_cards if _in_box(lo, hi, box)]
         if any(_contains_point(q, c) or lies_within(c, q) for q in [q for q, _ in near] + near_known):
             continue  # the blob is that card, or a part of it (paper beside the body)
         found = [q for q, s in near if s >= CONTAINER_SCORE]
@@ -128,6 +127,12 @@ def cut_blob(blob: Blob, alone: list, sizes: CardSizes | None, gradient: SeamGra
     # no cut found: the strip cut to the size of the cards found alone
     sized = split_to_size(c, *card_size_about(sizes, c))
     return sized if len(sized) > len(got) else got
+
+
+def _in_box(lo: np.ndarray, hi: np.ndarray, box) -> bool:
+    """Whether the bounds `lo`, `hi` of a quad overlap the box (x, y, w, h)."""
+    x, y, w, h = box
+    return lo[0] < x + w and hi[0] > x and lo[1] < y + h and hi[1] > y
 
 
 def _explained(contour: np.ndarray, box, cards: list[np.ndarray], min_left: float) -> bool:
