@@ -14,7 +14,10 @@ gating, analysis, settling, referee.  Reported per game and overall:
 - with `--json`, each game's `lost` moves: every true move not tracked right beside what
   was tracked in its place, to find where a game went wrong;
 - frames per second over the 1280x720 video, decoding included, on one core
-  (process CPU time, single-threaded OpenCV).
+  (process CPU time, single-threaded OpenCV), and where the time went: the analyser's
+  milliseconds per picture it read afresh, and everything else's (decoding, the change
+  gate, the bare table, the tracker) per frame of the video -- measured on replayed
+  readings too, where the frame rate is not.
 
 With `--calibrated`, each game is tracked as its family would after
 calibrating: one photo of the game's own deck laid out, under the game's own
@@ -36,6 +39,7 @@ from the vision, and counts every read of a frame that had no settled truth
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -240,6 +244,19 @@ def follow_video(video: Path, players: list[str], analyze, oracle: OracleAnalyze
     return tracker.account(), seconds, frames
 
 
+def timed(analyze, clock: list[float]):
+    """`analyze`, adding the process CPU seconds of each call to `clock[0]` (its signature,
+    `known=` and all, is the analyser's: the tracker reads it)."""
+    @functools.wraps(analyze)
+    def call(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return analyze(*args, **kwargs)
+        finally:
+            clock[0] += time.process_time() - start
+    return call
+
+
 def _brief(move: dict | None) -> dict | None:
     """What a move in the bench's list of lost moves shows: enough to find it in the video
     (a true move's `frame` is the game record's; its `video_frame`, the video's)."""
@@ -342,17 +359,21 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
             o = OracleAnalyzer(_settled_truth(truth), noise, game_seed, miss,
                                _still_tables(truth)) if oracle else None
             finished = truth["record"].get("finished", True)
-            kept = None
+            kept, clock = None, [0.0]
+            analyze = timed(read.analyze, clock) if o is None else None
             if readings and o is None and not regions:
-                kept = KeptReadings(read.analyze, readings_file(readings, game_seed, read is not analyzer, fingerprint))
-            reader = o or TableReader(kept or read.analyze)
+                kept = KeptReadings(analyze, readings_file(readings, game_seed, read is not analyzer, fingerprint))
+            reader = o or TableReader(kept or analyze)
             read_region = None if not regions else o.analyze_region if o is not None else reader.region
             account, seconds, frames = follow_video(video, players, reader, o, deck, finished, read_region, kept)
             result = judge_game(truth, account, deck)
             # (replayed readings cost nothing: the frame rate would be the tracker's alone)
             fps = round(frames / seconds, 1) if not (kept and kept.replayed) else None
+            fresh = kept.analysed if kept is not None else result["analysed"]   # (read afresh)
             result.update(seed=game_seed, players=len(players), frames=frames, fps=fps,
-                          render_s=round(render_s, 1))
+                          render_s=round(render_s, 1), analysis_s=round(clock[0], 2), cpu_s=round(seconds, 2),
+                          analysis_ms_per_reading=_per(clock[0], fresh, 1000),
+                          other_ms_per_frame=_per(seconds - clock[0], frames, 1000, 1))
             if kept is not None:
                 kept.save()
                 result.update(readings_replayed=kept.replayed, readings_made=kept.analysed)
@@ -382,9 +403,19 @@ def run_bench(count: int, seed: int, oracle: bool = False, keep: str | None = No
         "phantom_moves": sum(r["phantom"] for r in games),
         "missed_moves": sum(r["missed"] for r in games),
         "fps": round(frames / seconds, 1) if seconds else None,
+        # (where the time goes, replayed readings or not: see the module's docstring)
+        "analysis_ms_per_reading": _per(sum(r["analysis_s"] for r in games),
+                                        sum(r.get("readings_made", r["analysed"]) for r in games), 1000),
+        "other_ms_per_frame": _per(sum(r["cpu_s"] - r["analysis_s"] for r in games),
+                                   sum(r["frames"] for r in games), 1000, 1),
         "targets": {"scores_exact": 0.95, "move_accuracy": 0.99, "phantom_moves": 0, "fps": 60},
         "per_game": games,
     }
+
+
+def _per(total: float, count: int, scale: float = 1.0, digits: int = 0) -> float | None:
+    """`scale` * total / count, rounded; None when nothing was counted."""
+    return round(scale * total / count, digits) if count and total else None
 
 
 def oracle_noise(text: str | None) -> tuple[float, float | None]:
@@ -428,4 +459,9 @@ def main(args) -> int:
               f"missed: {report['missed_moves']}")
         print(f"frames per second (1280x720, decoding included, one core): {report['fps']}   "
               f"(target >= 60)" + ("" if report["fps"] else "; readings replayed, so not timed"))
+        if report["other_ms_per_frame"]:
+            analyser = report["analysis_ms_per_reading"]
+            print("where the time went (CPU): " + (f"the analyser {analyser:.0f} ms per picture read afresh; "
+                                                   if analyser else "no picture read afresh; ")
+                  + f"everything else {report['other_ms_per_frame']:.1f} ms per frame")
     return 0

@@ -154,3 +154,37 @@ def test_a_judged_game_lists_each_move_lost_beside_what_was_tracked_in_its_place
                      "code": "could_attach"}},
         {"truth": None, "tracked": {"frame": 35, "player": "P1", "card": "M-blue-green", "action": "new",
                                     "legal": True, "code": None}}]
+
+
+def _busy(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_the_analyser_timed_keeps_the_keyword_the_tracker_looks_for():
+    from companion.bench.games import timed
+    from companion.track.reading import takes_known
+
+    def told(image, known=None):
+        return {}
+
+    def untold(image):
+        return {}
+
+    assert takes_known(timed(told, [0.0])) and not takes_known(timed(untold, [0.0]))
+
+
+def test_the_analyser_s_time_is_counted_even_when_it_fails():
+    from companion.bench.games import timed
+    clock = [0.0]
+    timed(lambda image: _busy(0.05), clock)(None)
+    assert 0.05 <= clock[0] < 1.0
+
+    def fails(image):
+        _busy(0.05)
+        raise ValueError("the frame does not decode")
+
+    with pytest.raises(ValueError):
+        timed(fails, clock)(None)
+    assert clock[0] >= 0.1
