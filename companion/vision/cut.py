@@ -73,13 +73,15 @@ def cut_regions(blobs: list[Blob], kept: list, alone: list, sizes: CardSizes | N
         blob_boxes.append((closed, contrast_in, box))
         near = [(q, s) for q, lo, hi, s in cards if _in_box(lo, hi, box)]
         near_known = [q for q, lo, hi in known_cards if _in_box(lo, hi, box)]
-        if any(_contains_point(q, c) or lies_within(c, q) for q in [q for q, _ in near] + near_known):
+        # (a region mostly a known card may hold a card laid beside it: only one inside it is no more)
+        if any(_contains_point(q, c) or lies_within(c, q) for q, _ in near) or \
+                any(lies_within(c, q) for q in near_known):
             continue  # the blob is that card, or a part of it (paper beside the body)
         found = [q for q, s in near if s >= CONTAINER_SCORE]
-        least = 0.5 * card_area_about(sizes, c) if sizes else 0.0
-        if sizes and _explained(c, box, found, least):
+        min_left = 0.5 * card_area_about(sizes, c) if sizes else 0.0
+        if sizes and _explained(c, box, found, min_left):
             continue  # every card in it was found alone: cutting it would only find them again
-        if sizes and near_known and _explained(c, box, found + near_known, least):
+        if sizes and near_known and _explained(c, box, found + near_known, min_left):
             # the rest of it are cards known to lie there: they are what its cut would find
             pieces.extend((q, KNOWN_SCORE) for q in near_known if id(q) not in told)
             told.update(id(q) for q in near_known)
