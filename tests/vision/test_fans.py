@@ -165,7 +165,8 @@ def _with_region(monkeypatch, analyzer, scene, cards):
     assert len(kept) == len(outlines) - len(cards)
     box = cv2.boxPoints(cv2.minAreaRect(np.concatenate(truth).astype(np.float32))).astype(float)
     region = CardOutline(box, cut.REGION_SCORE)
-    monkeypatch.setattr(analyzer, "find", lambda image, unlike_table=None, picture=None: (seen, kept + [region]))
+    monkeypatch.setattr(analyzer, "find",
+                        lambda image, unlike_table=None, picture=None, known=None: (seen, kept + [region]))
     return image, box
 
 
