@@ -22,7 +22,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from companion.vision.background import CARD_NOISES, TableBackground, difference_map, table_distance
+from companion.vision.background import (CARD_NOISES, TableBackground, bare_table_map, difference_map,
+                                         table_distance)
 from companion.vision.find import searched_copy
 
 from .regions import shifted
@@ -99,8 +100,8 @@ def _counted(count: np.ndarray, now: np.ndarray) -> np.ndarray:
 
 class TableReader:
     """The tracker's analyser, reading every picture against the empty table learnt so far,
-    and teaching it from each picture read.  `analyze(image, unlike_table=..., picture=...,
-    known=...)` is the vision's `Analyzer.analyze`."""
+    and teaching it from each picture read.  `analyze(image, unlike_table=..., bare_table=...,
+    picture=..., known=...)` is the vision's `Analyzer.analyze`."""
 
     def __init__(self, analyze: Callable[..., dict]):
         self.analyze = analyze
@@ -108,8 +109,9 @@ class TableReader:
 
     def __call__(self, image: np.ndarray, known: list | None = None) -> dict:
         """The reading of `image`; `known`: outlines of cards known to lie there (`Analyzer.read`)."""
-        lab, scale, unlike, difference = self._against_table(image)
-        result = self.analyze(image, unlike_table=difference, **({"known": known} if known else {}))
+        lab, scale, unlike, difference, bare = self._against_table(image)
+        result = self.analyze(image, unlike_table=difference, bare_table=bare,
+                              **({"known": known} if known else {}))
         cards = [np.asarray(card["corners"], np.float64) * scale for card in result.get("cards", [])]
         self.table.learn(lab, cards, unlike)
         return result
@@ -120,23 +122,28 @@ class TableReader:
         picture's: without it a patterned cloth or a card as pale as the table is as hard to
         find in the part as in a single photo.  A part teaches the table nothing."""
         x0, y0, x1, y1 = box
-        _, scale, _, difference = self._against_table(image)
+        _, scale, _, difference, bare = self._against_table(image)
+        told = {"unlike_table": None, "bare_table": None}
         if difference is not None:
             # the part is searched at the whole picture's scale (`searched_copy`), to this size
-            # (OpenCV rounds as Python does); beyond the picture's edge the table is unknown (0)
+            # (OpenCV rounds as Python does); beyond the picture's edge the table is unknown
             h, w = round((y1 - y0) * scale), round((x1 - x0) * scale)
             oy, ox = round(y0 * scale), round(x0 * scale)
-            cut = difference[oy:oy + h, ox:ox + w]
-            difference = np.zeros((h, w), np.uint8)
-            difference[:cut.shape[0], :cut.shape[1]] = cut
+            for name, whole in (("unlike_table", difference), ("bare_table", bare)):
+                told[name] = np.zeros((h, w), whole.dtype)
+                cut = whole[oy:oy + h, ox:ox + w]
+                told[name][:cut.shape[0], :cut.shape[1]] = cut
         part = np.ascontiguousarray(image[y0:y1, x0:x1])
-        return shifted(self.analyze(part, unlike_table=difference, picture=image.shape[:2]), x0, y0)
+        return shifted(self.analyze(part, picture=image.shape[:2], **told), x0, y0)
 
     def _against_table(self, image: np.ndarray):
-        """The searched copy of `image` in Lab, its scale, its `EmptyTable.unlike` and the
-        difference map the finder reads (None while nothing is known of the table)."""
+        """The searched copy of `image` in Lab, its scale, its `EmptyTable.unlike`, the
+        difference map the finder reads and where it shows the bare table (both None while
+        nothing is known of the table)."""
         small, scale = searched_copy(image)
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
         unlike = self.table.unlike(lab)
-        difference = None if unlike is None else difference_map(*unlike[:2], self.table.background.known)
-        return lab, scale, unlike, difference
+        if unlike is None:
+            return lab, scale, unlike, None, None
+        known = self.table.background.known
+        return lab, scale, unlike, difference_map(*unlike[:2], known), bare_table_map(*unlike[:2], known)

@@ -60,9 +60,12 @@ class Analyzer:
         self.deck = calibrated if calibrated is not None else load_deck()
 
     def read(self, image: np.ndarray, unlike_table: np.ndarray | None = None,
-             picture: tuple[int, ...] | None = None, known: list | None = None) -> list[CardReading]:
+             picture: tuple[int, ...] | None = None, known: list | None = None,
+             bare_table: np.ndarray | None = None) -> list[CardReading]:
         """Found and recognised cards, in reading order (top to bottom, left to right).
-        `unlike_table`: what differs from the empty table, when a game is watched; `picture`:
+        `unlike_table`: what differs from the empty table, when a game is watched, and
+        `bare_table` where the picture shows that table bare (both at the searched copy's
+        scale, `find_cards`; no body is looked for on the bare table); `picture`:
         the shape of the whole picture the image is a part of, if it is one (`find_cards`);
         `known`: the outlines (four corners each, in `image`'s pixels) of cards known to lie
         there (a watched table's cards whose pixels did not change, `with_known_cards`)."""
@@ -86,7 +89,7 @@ class Analyzer:
         # a face whose outline takes in part of its neighbour: its own outline
         readings = refit_oversized_faces(image, readings, recognise)
         # cards whose paper the table hides, read on their snake's body
-        readings = cards_by_bodies(image, readings, recognise, self.deck, picture)
+        readings = cards_by_bodies(image, readings, recognise, self.deck, picture, bare_table)
         # the cards of a snake the finder had no outline for, read beyond their neighbours' open ends
         readings = extend_snakes(image, readings, recognise, self.deck)
         # a face read as `unknown` for an outline off its card: read again about it
@@ -134,7 +137,8 @@ class Analyzer:
 
     def analyze(self, image: np.ndarray, path: str | None = None,
                 size: tuple[int, int] | None = None, unlike_table: np.ndarray | None = None,
-                picture: tuple[int, ...] | None = None, known: list | None = None) -> dict:
+                picture: tuple[int, ...] | None = None, known: list | None = None,
+                bare_table: np.ndarray | None = None) -> dict:
         """The contract's JSON object for one image.
 
         `size` is the (width, height) the coordinates must refer to, when the
@@ -143,7 +147,7 @@ class Analyzer:
         h, w = image.shape[:2]
         width, height = size or (w, h)
         scale = width / w
-        readings = self.read(image, unlike_table, picture, known)
+        readings = self.read(image, unlike_table, picture, known, bare_table)
         snakes, problems = assemble_readings(readings)
         cards = []
         for i, r in enumerate(readings):

@@ -22,6 +22,7 @@ import numpy as np
 SHAKE = 3            # px of the searched copy: a camera's tremble moves the table this little
 NOISE_FLOOR = 1.5    # 8-bit Lab units: a cleaner picture's noise is still JPEG's
 CARD_NOISES = 4.0    # a pixel this many times the picture's typical difference away is not table
+BARE_NOISES = 2.0    # ... and one under this many times is the table itself, bare
 SAMPLE = 4           # every this many pixels each way is enough to measure the light's drift and the noise
 SMOOTH = 3.0         # px: a card on a cloth of its own colour differs only in places; weighed over
                      # its neighbourhood, it differs throughout
@@ -76,3 +77,10 @@ def difference_map(distance: np.ndarray, noise: float, known: np.ndarray) -> np.
     level = cv2.convertScaleAbs(distance, alpha=128.0 / (CARD_NOISES * noise))
     level[~known] = 0
     return level
+
+
+def bare_table_map(distance: np.ndarray, noise: float, known: np.ndarray) -> np.ndarray:
+    """Where a picture shows the empty table as it was seen bare (`table_distance`): no card
+    lies there, whatever the cloth's pattern makes of it.  False where the table was never
+    seen bare, which says nothing either way."""
+    return known & (distance < BARE_NOISES * noise)

@@ -47,6 +47,7 @@ MOST_BODY = 0.7      # ... and more, for each card it runs through, is a sheet, 
 WIDEST = 0.8         # of a card's short side: a patch wider than this is no body either
 SHORTEST = 0.5       # of a card's long side: a shorter patch is a scrap of a body
 MOST_CARDS = 2       # cards one patch of ink may run through (bodies touching end to end)
+MOSTLY_BARE = 0.8    # share of a patch of ink where the empty table lies bare: the cloth's pattern
 
 
 def ink_map(image: np.ndarray, picture: tuple[int, ...] | None = None) -> tuple[np.ndarray, float]:
@@ -68,15 +69,18 @@ def ink_map(image: np.ndarray, picture: tuple[int, ...] | None = None) -> tuple[
 
 
 def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, float]],
-                 least_area: float = 0.0) -> list[list[CardOutline]]:
+                 least_area: float = 0.0, bare: np.ndarray | None = None) -> list[list[CardOutline]]:
     """For each patch of ink shaped like one or two cards' bodies, the outlines it may mean
     (one list per card the patch runs through).  `size_at(point)`: the (long, short) sides
-    a card has there."""
+    a card has there; `bare`: where the empty table lies bare (`cards_by_bodies`)."""
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    if bare is not None:
+        # (a patch is dropped whole, never pared: what is left of a sheet may look like a body)
+        bare_share = np.bincount(labels.ravel(), bare.ravel(), count) / np.maximum(stats[:, cv2.CC_STAT_AREA], 1)
     out = []
     for k in range(1, count):
         area = stats[k, cv2.CC_STAT_AREA]
-        if area < least_area:
+        if area < least_area or (bare is not None and bare_share[k] >= MOSTLY_BARE):
             continue   # (most patches are specks: spared the look-up of the size there)
         long_side, short_side = size_at(centroids[k])
         card_area = long_side * short_side
@@ -111,9 +115,12 @@ def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, f
 
 def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
                     recognise: Callable[[np.ndarray, list[CardOutline]], list[CardReading]],
-                    deck: Deck, picture: tuple[int, ...] | None = None) -> list[CardReading]:
+                    deck: Deck, picture: tuple[int, ...] | None = None,
+                    bare: np.ndarray | None = None) -> list[CardReading]:
     """`readings` with the cards read on bodies no sure reading explains added (in place of
-    the unsure readings they overlap); `picture` as for `ink_map`."""
+    the unsure readings they overlap); `picture` as for `ink_map`; `bare`, when a game is
+    watched, where the picture shows the empty table as it was seen bare (at any scale of
+    the image): a patch of ink mostly there is the cloth's pattern, no body."""
     faces = [r for r in readings if r.kind in FACE_KINDS]
     if not faces:
         return readings
@@ -133,9 +140,11 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
         c = r.outline.centre
         cv2.fillPoly(explained, [np.int32(np.round((c + (r.outline.corners - c) * 1.1) * scale))], 1)
     ink &= explained == 0
+    if bare is not None:
+        bare = cv2.resize(bare.view(np.uint8), ink.shape[::-1], interpolation=cv2.INTER_NEAREST).view(bool)
     smallest = float(np.min(sides[:, 0] * sides[:, 1])) * scale * scale
     guesses = body_guesses(ink, lambda point: tuple(v * scale for v in size_at(point / scale)),
-                           LEAST_BODY * smallest)
+                           LEAST_BODY * smallest, bare)
     groups = [[o for o in (CardOutline(g.corners / scale, g.score) for g in options)
                if in_picture(o, image.shape)] for options in guesses]
     groups = [g for g in groups if g]

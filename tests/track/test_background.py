@@ -80,16 +80,22 @@ def test_a_camera_that_moved_learns_the_table_afresh():
 def test_the_reader_gives_the_analyser_what_differs_from_the_table_it_has_learnt():
     calls = []
 
-    def analyze(image, unlike_table=None):
-        calls.append(unlike_table)
+    def analyze(image, unlike_table=None, bare_table=None):
+        calls.append((unlike_table, bare_table))
         return {"cards": [{"corners": CARD.tolist()}]}
 
     reader = TableReader(analyze)
     reader(_table(0))
     reader(_with_card(_table(1)))
-    assert calls[0] is None and calls[1].shape == (SIZE[1], SIZE[0])
-    assert not calls[1][100:150, 110:150].any()        # under the card read first: unknown
+    reader(_table(2))
+    assert calls[0] == (None, None) and calls[1][0].shape == calls[1][1].shape == (SIZE[1], SIZE[0])
+    assert not calls[1][0][100:150, 110:150].any()     # under the card read first: unknown ...
+    assert not calls[1][1][100:150, 110:150].any()     # ... so not known to be bare either
     assert reader.table.background.known[:, :80].all()
+    # away from the card the cloth, its pattern and noise included, is the bare table ...
+    assert calls[1][1][:, :80].mean() > 0.95 and calls[2][1][:, :80].mean() > 0.95
+    # ... but where the card was taken away it is not known to be until seen bare
+    assert not calls[2][1][100:150, 110:150].any()
 
 
 def test_a_part_of_the_picture_is_read_against_the_same_table_as_part_of_the_whole():
@@ -101,8 +107,8 @@ def test_a_part_of_the_picture_is_read_against_the_same_table_as_part_of_the_who
     cv2.fillConvexPoly(laid, card, (210, 225, 235))
     calls = []
 
-    def analyze(image, unlike_table=None, picture=None):
-        calls.append((image.shape, unlike_table, picture))
+    def analyze(image, unlike_table=None, bare_table=None, picture=None):
+        calls.append((image.shape, unlike_table, picture, bare_table))
         return {"cards": [{"corners": [[10.0, 20.0]] * 4, "ends": [[30.0, 40.0]]}]}
 
     reader = TableReader(analyze)
@@ -114,13 +120,15 @@ def test_a_part_of_the_picture_is_read_against_the_same_table_as_part_of_the_who
                            reader.table.background.known)
     for box, searched in (((901, 601, 1301, 1001), (200, 200)), ((1701, 1201, 2048, 1536), (168, 174))):
         result = reader.region(laid, box)
-        shape, unlike, picture = calls[-1]
+        shape, unlike, picture, bare = calls[-1]
         assert picture == (1536, 2048)     # searched at the whole picture's scale, with its sizes
         assert shape[:2] == (box[3] - box[1], box[2] - box[0]) and unlike.shape == searched
         x0, y0 = round(box[0] / 2), round(box[1] / 2)
         assert np.array_equal(unlike, whole[y0:y0 + searched[0], x0:x0 + searched[1]])
+        assert bare.shape == searched and bare.dtype == bool
         assert result["cards"][0]["corners"][0] == [box[0] + 10.0, box[1] + 20.0]
         assert result["cards"][0]["ends"] == [[box[0] + 30.0, box[1] + 40.0]]
     assert (unlike >= 128).mean() < 0.01 and (calls[-2][1][60:130, 60:100] >= 128).mean() > 0.95
+    assert bare.mean() > 0.95 and not calls[-2][3][60:130, 60:100].any()   # the card laid is not bare
     assert len(calls) == 4     # each part was read once and taught the table nothing
     assert np.array_equal(reader.table.background.lab, learnt)

@@ -67,6 +67,25 @@ def test_no_card_is_guessed_on_specks_sheets_or_long_stripes():
     assert body_guesses(ink.astype(bool), lambda point: (80.0, 55.0)) == []
 
 
+def test_a_patch_of_ink_mostly_on_the_bare_table_is_no_body_and_none_is_pared_into_one():
+    size = lambda point: (80.0, 55.0)
+    ink = np.zeros((400, 600), bool)
+    body = np.zeros((400, 600), np.uint8)
+    _band(body, (300, 200), 76, 18, 0, 1)
+    ink |= body.astype(bool)
+    bare = np.zeros_like(ink)
+    assert len(body_guesses(ink, size, bare=bare)) == 1
+    bare[:, :330] = True                       # most of it where the empty table showed cloth
+    assert body_guesses(ink, size, bare=bare) == []
+    # a sheet of ink (no body), the table bare around a body-shaped strip of it: pared to the
+    # strip it would be a body, so it is taken whole, and is still a sheet
+    sheet = np.zeros((400, 600), np.uint8)
+    _band(sheet, (300, 200), 80, 55, 0, 1)
+    bare = sheet.astype(bool) & ~body.astype(bool)
+    assert body_guesses(sheet.astype(bool), size, bare=bare) == []
+    assert len(body_guesses(sheet.astype(bool) & ~bare, size)) == 1
+
+
 # --- cards_by_bodies, with a stand-in recogniser that reads a face where a body lies ---
 
 @pytest.fixture(scope="module")
@@ -113,6 +132,28 @@ def test_a_card_lost_in_the_table_is_read_on_its_body(deck):
     new = got[1]
     assert np.allclose(new.outline.centre, (400, 200), atol=2)
     assert abs(new.outline.long_side - 80) < 2 and abs(new.outline.short_side - 55) < 2
+
+
+def test_on_a_watched_table_no_body_is_looked_for_where_the_empty_table_lies_bare(deck):
+    from companion.vision.bodies import cards_by_bodies
+    image = _table_with_bodies((400, 200), (300, 330))   # a card's body; a stripe of the cloth
+    found = [_reading(_card_at(150, 200))]
+    reader = _reader([(400, 200), (300, 330)], colours=("green", "blue"))
+    asked = []
+
+    def recognise(image, outlines):
+        asked.extend(outlines)
+        return reader(image, outlines)
+
+    assert len(cards_by_bodies(image, found, recognise, deck)) == 3
+    # the empty table showed the stripe; the card lies where it showed the white table: not
+    # bare.  (At half the image's scale, as a game's searched copy of a big picture is.)
+    bare = np.ones((200, 300), bool)
+    bare[80:120, 170:230] = False
+    asked.clear()
+    got = cards_by_bodies(image, found, recognise, deck, bare=bare)
+    assert len(got) == 2 and np.allclose(got[1].outline.centre, (400, 200), atol=2)
+    assert asked and all(np.hypot(*(o.centre - (300, 330))) > 60 for o in asked)
 
 
 def test_without_a_card_read_there_is_no_size_and_nothing_is_guessed(deck):
@@ -180,7 +221,7 @@ def test_on_a_rendered_table_cards_are_read_on_bodies_the_finder_had_no_outline_
     from companion.bench.metrics import score_table
     scene, image, covered = development_table(14, "hard", 24)
     with_bodies = score_table(scene.truth, analyzer.analyze(image), covered)
-    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck, picture=None: readings)
+    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, *_: readings)
     without = score_table(scene.truth, analyzer.analyze(image), covered)
     assert with_bodies.matched >= without.matched + 2
     assert with_bodies.found_cards - with_bodies.matched <= without.found_cards - without.matched

@@ -228,7 +228,7 @@ def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer
     import companion.vision.paper_cards as paper_cards
     from companion.bench.metrics import match_cards
     scene, image, covered = development_table(7, "hard", 17)
-    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, recognise, deck, picture=None: readings)
+    monkeypatch.setattr(analyze, "cards_by_bodies", lambda image, readings, *_: readings)
 
     def matched():
         return len(set(match_cards(scene.truth["cards"], analyzer.analyze(image)["cards"])) - covered)
