@@ -4,7 +4,8 @@ A game's camera stands still, so the table it films is the same picture all
 game long but for the cards on it.  Each still picture the tracker reads
 teaches `EmptyTable` the table where no card lies; the next reading then
 also looks for what differs from it (`companion.vision.background`), which a
-cloth's pattern or a dim corner does not hide.
+cloth's pattern or a dim corner does not hide, and is told where the table
+lies bare, where the cloth's pattern is no snake's body.
 
 What it learns must never be a card: a place is learnt only away from every
 card read (by a margin, as outlines may fall short), and a place that already

@@ -9,8 +9,10 @@ that picture (at the searched copy's scale, in Lab) and where it is known;
 `table_distance` and `difference_map` turn a new picture into a 0-255 map of
 how far each pixel lies from the table there, in units of the picture's own
 noise, which `find_cards` reads as one more map of where cards may lie (only
-where the picture alone shows none).  Learning the background over a game is
-the tracker's (`companion.track.background`).
+where the picture alone shows none); `bare_table_map` says where it shows the
+table just as it was seen bare, where no snake's body is looked for
+(`bodies.cards_by_bodies`).  Learning the background over a game is the
+tracker's (`companion.track.background`).
 """
 from __future__ import annotations
 
