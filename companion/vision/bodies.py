@@ -80,8 +80,10 @@ def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, f
     out = []
     for k in range(1, count):
         area = stats[k, cv2.CC_STAT_AREA]
-        if area < least_area or (bare is not None and bare_share[k] >= MOSTLY_BARE):
+        if area < least_area:
             continue   # (most patches are specks: spared the look-up of the size there)
+        if bare is not None and bare_share[k] >= MOSTLY_BARE:
+            continue   # the cloth's pattern, where the table was seen bare
         long_side, short_side = size_at(centroids[k])
         card_area = long_side * short_side
         if area < LEAST_BODY * card_area or area > MOST_CARDS * MOST_BODY * card_area:
