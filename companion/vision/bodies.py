@@ -72,7 +72,8 @@ def body_guesses(ink: np.ndarray, size_at: Callable[[np.ndarray], tuple[float, f
                  least_area: float = 0.0, bare: np.ndarray | None = None) -> list[list[CardOutline]]:
     """For each patch of ink shaped like one or two cards' bodies, the outlines it may mean
     (one list per card the patch runs through).  `size_at(point)`: the (long, short) sides
-    a card has there; `bare`: where the empty table lies bare (`cards_by_bodies`)."""
+    a card has there; `bare` (the ink's shape): where the empty table lies bare
+    (`cards_by_bodies`), a patch `MOSTLY_BARE` or more there is none."""
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     if bare is not None:
         # (a patch is dropped whole, never pared: what is left of a sheet may look like a body)
@@ -143,7 +144,7 @@ def cards_by_bodies(image: np.ndarray, readings: list[CardReading],
         cv2.fillPoly(explained, [np.int32(np.round((c + (r.outline.corners - c) * 1.1) * scale))], 1)
     ink &= explained == 0
     if bare is not None:
-        bare = cv2.resize(bare.view(np.uint8), ink.shape[::-1], interpolation=cv2.INTER_NEAREST).view(bool)
+        bare = cv2.resize(np.asarray(bare, np.uint8), ink.shape[::-1], interpolation=cv2.INTER_NEAREST) > 0
     smallest = float(np.min(sides[:, 0] * sides[:, 1])) * scale * scale
     guesses = body_guesses(ink, lambda point: tuple(v * scale for v in size_at(point / scale)),
                            LEAST_BODY * smallest, bare)

@@ -75,7 +75,9 @@ def test_a_patch_of_ink_mostly_on_the_bare_table_is_no_body_and_none_is_pared_in
     ink |= body.astype(bool)
     bare = np.zeros_like(ink)
     assert len(body_guesses(ink, size, bare=bare)) == 1
-    bare[:, :330] = True                       # most of it where the empty table showed cloth
+    bare[:, :300] = True                       # half of it where the empty table showed cloth:
+    assert len(body_guesses(ink, size, bare=bare)) == 1    # a body touching the cloth's stripe
+    bare[:, :330] = True                       # most of it
     assert body_guesses(ink, size, bare=bare) == []
     # a sheet of ink (no body), the table bare around a body-shaped strip of it: pared to the
     # strip it would be a body, so it is taken whole, and is still a sheet
