@@ -52,7 +52,7 @@ def render_game(out_dir, players: int | list[str], seed: int, tier: str = "mediu
             raise OSError("this OpenCV cannot write Motion-JPEG AVI video")
     shake = np.zeros(2)
     for i, shot in enumerate(director.shots):
-        look = look.drifted(sensor)
+        look = look.drifted(sensor, within=world.tier.exposure)
         shake = shake * 0.7 + shake_rng.normal(0, 0.25, 2)       # a tiny, wandering camera shake
         sh = (float(shake[0]), float(shake[1]))
         name = f"frame_{i:06d}.jpg"

@@ -49,9 +49,21 @@ class Look:
     motion: tuple[float, float] = (0.0, 0.0)                # length px, angle rad
     jpeg_quality: int = 95
 
-    def drifted(self, rng: np.random.Generator, exposure_sd: float = 0.015) -> "Look":
-        """The same room a moment later: exposure creeps, noise is new."""
-        return replace(self, exposure=float(self.exposure * np.exp(rng.normal(0, exposure_sd))))
+    def drifted(self, rng: np.random.Generator, within: tuple[float, float] = (0.0, np.inf),
+                exposure_sd: float = 0.015) -> "Look":
+        """The same room a moment later: exposure creeps, noise is new.
+
+        The creep is a random walk turned back at the ends of `within` (the tier's exposure
+        range): unbounded, a thousand frames of it wander by a factor of 1.6 either way
+        (one standard deviation), and a hard-tier game ended with nine tenths of its
+        picture burnt white, further than the tier's own lamps ever go."""
+        exposure = self.exposure * float(np.exp(rng.normal(0, exposure_sd)))
+        low, high = within
+        if exposure > high:
+            exposure = high * high / exposure
+        elif exposure < low:
+            exposure = low * low / exposure
+        return replace(self, exposure=float(exposure))
 
     def describe(self) -> dict:
         d = dict(self.__dict__)
