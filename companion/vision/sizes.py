@@ -29,14 +29,19 @@ PAIR_ASPECT = 1.75        # a quad this much longer than wide may be two square 
 PAIR_AREA = 1.6           # ... and is, with this many times the area of the other cards where it lies
 PIECE_DEPTH = 0.8         # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6     # rows this many times wider than the cards found alone hold no such card
+SPREAD_MOST = float(np.log(2.0))   # one size's tolerance is widened at most to cards half or twice its area
 
 
 class CardSizes:
     """(short, long) side in pixels of a card lying at any point of the picture."""
 
-    def __init__(self, short: float, long_: float, plane: np.ndarray | None = None):
+    def __init__(self, short: float, long_: float, plane: np.ndarray | None = None, spread: float = 0.0):
         self.short, self.long = float(short), float(long_)
         self._plane = plane   # (a, b, c): size factor a*x + b*y + c, 1 for the typical card
+        # without a plane, how far the cards the one size was learnt from lie from it (the
+        # largest log of their area over its): a few cards under a slanted view differ so much
+        # that none of them fits a plane better than one size does, yet each is a card
+        self.spread = float(spread)
 
     @classmethod
     def from_cards(cls, quads: list[np.ndarray]) -> "CardSizes":
@@ -47,16 +52,17 @@ class CardSizes:
         sides = np.array([(o.short_side, o.long_side) for o in outlines])
         centres = [o.centre for o in outlines]
         short, long_ = np.median(sides, axis=0)
+        spread = min(SPREAD_MOST, float(np.abs(np.log(sides[:, 0] * sides[:, 1] / (short * long_))).max()))
         if len(quads) < MIN_CARDS_FOR_PLANE:
-            return cls(short, long_)
+            return cls(short, long_, spread=spread)
         # the size factor of each card against the typical one, as a plane over the picture
         factor = np.sqrt(sides[:, 0] * sides[:, 1] / (short * long_))
         plane = _consensus_plane(np.array(centres), factor)
-        return cls(short, long_, plane)
+        return cls(short, long_, plane, spread=0.0 if plane is not None else spread)
 
     def at_most(self, aspect: float) -> "CardSizes":
         """The same sizes, the long side at most `aspect` times the short one."""
-        return CardSizes(self.short, min(self.long, aspect * self.short), self._plane)
+        return CardSizes(self.short, min(self.long, aspect * self.short), self._plane, self.spread)
 
     def __bool__(self) -> bool:
         return self.short > 0

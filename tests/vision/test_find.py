@@ -73,6 +73,22 @@ def test_pieces_cut_from_cards_do_not_set_the_card_size():
     assert all(scored[id(q)] < 0.5 for q, _ in pieces)
 
 
+def test_a_card_as_small_as_the_far_card_found_alone_is_not_doubted_for_its_size():
+    # a slanted view with three cards found alone, two near and one far, two thirds their size:
+    # no plane fits three cards clearly better than one size, and the median one is near
+    from companion.vision.suppress import size_prior
+    from companion.vision.sizes import CardSizes
+    alone = [(_rect(0, 400, 88, 88), 0.9), (_rect(100, 400, 88, 90), 0.9), (_rect(300, 0, 62, 64), 0.9)]
+    sizes = CardSizes.from_cards([q for q, _ in alone])
+    far_card = (_rect(400, 0, 58, 58), 0.8)          # cut from a row beside the far card
+    across_two = (_rect(400, 29, 62, 96), 0.5)       # a cut across two such cards, near the median's size
+    piece = (_rect(400, 0, 20, 30), 0.95)            # the paper beside a body
+    scored = dict((id(q), s) for q, s in size_prior(alone + [far_card, across_two, piece], sizes))
+    assert scored[id(far_card[0])] > scored[id(across_two[0])]
+    assert scored[id(piece[0])] < 0.5
+    assert all(scored[id(q)] == pytest.approx(0.9) for q, _ in alone)
+
+
 def test_a_well_fitting_card_replaces_the_parts_found_inside_it():
     from companion.vision.suppress import suppress
     card = (_rect(0, 0, 60, 90), 0.85)
