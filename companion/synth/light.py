@@ -49,21 +49,22 @@ class Look:
     motion: tuple[float, float] = (0.0, 0.0)                # length px, angle rad
     jpeg_quality: int = 95
 
-    def drifted(self, rng: np.random.Generator, within: tuple[float, float] = (0.0, np.inf),
+    def drifted(self, rng: np.random.Generator, within: tuple[float, float],
                 exposure_sd: float = 0.015) -> "Look":
         """The same room a moment later: exposure creeps, noise is new.
 
         The creep is a random walk turned back at the ends of `within` (the tier's exposure
         range): unbounded, a thousand frames of it wander by a factor of 1.6 either way
-        (one standard deviation), and a hard-tier game ended with nine tenths of its
-        picture burnt white, further than the tier's own lamps ever go."""
+        (one standard deviation), and hard-tier games ended with up to nine tenths of
+        their picture burnt white, beyond the tier's own range."""
         exposure = self.exposure * float(np.exp(rng.normal(0, exposure_sd)))
         low, high = within
         if exposure > high:
             exposure = high * high / exposure
         elif exposure < low:
             exposure = low * low / exposure
-        return replace(self, exposure=float(exposure))
+        # (a step longer than the range is wide would be turned back past its other end)
+        return replace(self, exposure=float(min(max(exposure, low), high)))
 
     def describe(self) -> dict:
         d = dict(self.__dict__)

@@ -29,7 +29,7 @@ PAIR_ASPECT = 1.75        # a quad this much longer than wide may be two square 
 PAIR_AREA = 1.6           # ... and is, with this many times the area of the other cards where it lies
 PIECE_DEPTH = 0.8         # a quad whose centre lies this many of its widths inside a row is a piece of a card
 PIECES_NARROWER = 1.6     # rows this many times wider than the cards found alone hold no such card
-SPREAD_MOST = float(np.log(2.0))   # one size's tolerance is widened at most to cards half or twice its area
+SPREAD_MOST = float(np.log(2.0))   # one size's tolerance widens at most to cards half its area
 
 
 class CardSizes:
@@ -38,9 +38,12 @@ class CardSizes:
     def __init__(self, short: float, long_: float, plane: np.ndarray | None = None, spread: float = 0.0):
         self.short, self.long = float(short), float(long_)
         self._plane = plane   # (a, b, c): size factor a*x + b*y + c, 1 for the typical card
-        # without a plane, how far the cards the one size was learnt from lie from it (the
-        # largest log of their area over its): a few cards under a slanted view differ so much
-        # that none of them fits a plane better than one size does, yet each is a card
+        # without a plane (fewer than MIN_CARDS_FOR_PLANE cards, or none agreed), how far below
+        # it the smallest card it was learnt from lies (log of its area over the typical one's,
+        # at most SPREAD_MOST): under a slanted view, a far card found alone is as small as the
+        # far cards of a row are, however large the median card is.  (Only below: a card found
+        # alone larger than the rest may be a pair, a phone or another game's card, and must
+        # excuse no other.  Kept by `at_most` as measured: cards seen squeezed are rare.)
         self.spread = float(spread)
 
     @classmethod
@@ -52,12 +55,12 @@ class CardSizes:
         sides = np.array([(o.short_side, o.long_side) for o in outlines])
         centres = [o.centre for o in outlines]
         short, long_ = np.median(sides, axis=0)
-        spread = min(SPREAD_MOST, float(np.abs(np.log(sides[:, 0] * sides[:, 1] / (short * long_))).max()))
+        area = sides[:, 0] * sides[:, 1] / (short * long_)    # each card's against the typical one
+        spread = min(SPREAD_MOST, float(-np.log(area.min())))
         if len(quads) < MIN_CARDS_FOR_PLANE:
             return cls(short, long_, spread=spread)
         # the size factor of each card against the typical one, as a plane over the picture
-        factor = np.sqrt(sides[:, 0] * sides[:, 1] / (short * long_))
-        plane = _consensus_plane(np.array(centres), factor)
+        plane = _consensus_plane(np.array(centres), np.sqrt(area))
         return cls(short, long_, plane, spread=0.0 if plane is not None else spread)
 
     def at_most(self, aspect: float) -> "CardSizes":

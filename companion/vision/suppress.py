@@ -52,24 +52,25 @@ def size_prior(cands: list[tuple[np.ndarray, float]],
     card's size comes from `sizes` when given (learnt from whole regions that
     were cards by themselves): cutting touching cards apart can leave many
     small pieces, which must not set the size.  A size with no plane over the
-    picture tolerates as much as the cards it was learnt from differ from it
-    (`CardSizes.spread`): under a slanted view, the far cards of a row are
-    as small as the far card found alone, not as the median one.  Without
-    `sizes`, the median candidate is the typical card.
+    picture tolerates candidates as much smaller than it as the smallest card
+    it was learnt from (`CardSizes.spread`): under a slanted view, the far
+    cards of a row are as small as the far card found alone, not as the median
+    one.  Without `sizes`, the median candidate is the typical card.
     """
     if len(cands) < 3:
         return cands
     areas = np.array([abs(cv2.contourArea(q.astype(np.float32))) for q, _ in cands])
-    tolerance = SIZE_TOLERANCE
+    below = SIZE_TOLERANCE
     if sizes:
         expected = np.array([sizes.area_at(q.mean(axis=0)) for q, _ in cands])
-        tolerance = max(tolerance, sizes.spread)
+        below = max(below, sizes.spread)
     else:
         expected = np.full(len(cands), float(np.median(areas)))
     out = []
     for (q, score), area, typical in zip(cands, areas, expected):
-        off = abs(np.log(max(area, 1e-6) / typical))
-        out.append((q, score * float(np.clip(1.0 - max(0.0, off - tolerance), 0.3, 1.0))))
+        off = np.log(max(area, 1e-6) / typical)
+        beyond = max(0.0, -off - below, off - SIZE_TOLERANCE)
+        out.append((q, score * float(np.clip(1.0 - beyond, 0.3, 1.0))))
     return out
 
 

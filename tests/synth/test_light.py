@@ -7,7 +7,7 @@ from companion.synth.tiers import TIERS
 
 
 @pytest.mark.parametrize("tier", list(TIERS))
-def test_a_game_s_exposure_creeps_but_stays_within_its_tier_s_range(tier):
+def test_a_room_s_exposure_creeps_but_stays_within_its_tier_s_range(tier):
     low, high = TIERS[tier].exposure
     rng = np.random.default_rng(5)
     look = sample_look(TIERS[tier], rng)
@@ -20,3 +20,12 @@ def test_a_game_s_exposure_creeps_but_stays_within_its_tier_s_range(tier):
     steps = np.abs(np.diff(np.log(seen)))
     assert 0 < np.median(steps) < 0.02
     assert np.log(max(seen) / min(seen)) > 0.8 * np.log(high / low)
+
+
+def test_an_exposure_range_narrower_than_a_step_holds_the_exposure_inside_it():
+    rng = np.random.default_rng(2)
+    look = sample_look(TIERS["easy"], rng)
+    for within in ((1.0, 1.0), (0.99, 1.01)):
+        for _ in range(2000):
+            look = look.drifted(rng, within=within, exposure_sd=0.05)
+            assert within[0] <= look.exposure <= within[1]

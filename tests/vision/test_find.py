@@ -74,18 +74,21 @@ def test_pieces_cut_from_cards_do_not_set_the_card_size():
 
 
 def test_a_card_as_small_as_the_far_card_found_alone_is_not_doubted_for_its_size():
-    # a slanted view with three cards found alone, two near and one far, two thirds their size:
-    # no plane fits three cards clearly better than one size, and the median one is near
+    # a slanted view with three cards found alone (too few for a plane), two near ones and a
+    # far one half their area: the one size is the near cards'
     from companion.vision.suppress import size_prior
     from companion.vision.sizes import CardSizes
     alone = [(_rect(0, 400, 88, 88), 0.9), (_rect(100, 400, 88, 90), 0.9), (_rect(300, 0, 62, 64), 0.9)]
     sizes = CardSizes.from_cards([q for q, _ in alone])
-    far_card = (_rect(400, 0, 58, 58), 0.8)          # cut from a row beside the far card
-    across_two = (_rect(400, 29, 62, 96), 0.5)       # a cut across two such cards, near the median's size
+    far_card = (_rect(400, 0, 58, 58), 0.9)          # cut from a row beside the far card
+    across = (_rect(400, 29, 62, 96), 0.5)           # a cut across one and a half such cards
     piece = (_rect(400, 0, 20, 30), 0.95)            # the paper beside a body
-    scored = dict((id(q), s) for q, s in size_prior(alone + [far_card, across_two, piece], sizes))
-    assert scored[id(far_card[0])] > scored[id(across_two[0])]
+    pair = (_rect(200, 400, 88, 176), 0.9)           # two near cards end to end
+    scored = dict((id(q), s) for q, s in size_prior(alone + [far_card, across, piece, pair], sizes))
+    assert scored[id(far_card[0])] > scored[id(across[0])]
     assert scored[id(piece[0])] < 0.5
+    # no card larger than the near ones was found alone: a pair is doubted as before
+    assert scored[id(pair[0])] < 0.9 * 0.7
     assert all(scored[id(q)] == pytest.approx(0.9) for q, _ in alone)
 
 

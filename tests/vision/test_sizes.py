@@ -31,12 +31,12 @@ def test_few_cards_give_one_size_for_the_whole_picture():
     assert sizes.at((0, 0)) == sizes.at((1000, 700)) == (60.0, 90.0)
 
 
-def test_one_size_knows_how_far_its_cards_lay_from_it_and_a_plane_needs_not():
+def test_one_size_knows_how_far_below_it_its_smallest_card_lies_and_a_plane_needs_none():
+    # three cards are too few for a plane: the typical one is 60 x 90, the smallest 50 x 80
     cards = [_card(100, 100, 50, 80), _card(600, 400, 70, 110), _card(300, 300, 60, 90)]
-    # the farthest of them: the large one (the small one lies log(5400 / 4000) = 0.30 from it)
-    assert CardSizes.from_cards(cards).spread == pytest.approx(np.log(70 * 110 / (60 * 90)))
-    # a card twice as large again widens it no further than to half or twice the area
-    assert CardSizes.from_cards(cards + [_card(500, 100, 180, 270)]).spread == pytest.approx(np.log(2.0))
+    assert CardSizes.from_cards(cards).spread == pytest.approx(np.log(5400 / 4000))
+    # a card as small as a sliver widens it to half the typical area at most
+    assert CardSizes.from_cards(cards[1:] + [_card(100, 100, 15, 20)]).spread == pytest.approx(np.log(2.0))
     places = [(100, 100), (500, 120), (900, 90), (150, 500), (600, 450), (950, 520), (400, 300)]
     on_a_plane = [_card(x, y, 60 * _perspective_scale(x, y), 90 * _perspective_scale(x, y)) for x, y in places]
     assert CardSizes.from_cards(on_a_plane).spread == 0.0
