@@ -9,7 +9,7 @@ from .quads import apparent_aspect, holds_centre, lies_within
 from .sizes import PAIR_ASPECT, CardSizes, one_card
 
 CONTAINER_SCORE = 0.8      # a candidate fitting this well replaces the parts of it found as cards
-SIZE_TOLERANCE = 0.3       # log of area: a card this far from the size where it lies is not doubted
+SIZE_TOLERANCE = 0.3       # log of area: a card within this far of the size where it lies is not doubted
 
 
 def suppress(cands: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, float]]:
