@@ -12,6 +12,7 @@ import numpy as np
 
 from .outline import CardOutline, order_corners
 from .paper import CORE_DEPTH, sides_on_map
+from .quads import card_view_area, shortest_side
 from .refine import refine_corners
 
 PAPER_FILL = 0.78          # a region of the learnt map filling this much of its least rectangle is a card
@@ -37,6 +38,24 @@ def paper_card(gray: np.ndarray, rect, fill: float, aspect_lo: float,
     """
     card = _snapped_rect(gray, rect, aspect_lo, aspect_hi) if fill >= PAPER_FILL else None
     return (None, 0.0) if card is None else (card, PAPER_TRUST * fill)
+
+
+def paper_polygon(gray: np.ndarray, quad: np.ndarray, area: float, aspect_lo: float,
+                  aspect_hi: float) -> tuple[np.ndarray | None, float]:
+    """(quad, score) of a card from a region of a coarse map (`area` px) whose polygon `quad`
+    failed to fit its outline closely, or (None, 0).
+
+    A card seen at a slant is a parallelogram that its least rectangle holds loosely
+    (`paper_card` refuses it), and the map's blur rounds its corners and may bite into its
+    sides where the card looks like the table (a snake's yellow body over a yellow stripe
+    the empty table showed there).  A polygon of a card's shape that the region fills is
+    that card; its sides are then moved onto the picture's own edges nearby."""
+    quad_area = card_view_area(quad, aspect_lo, aspect_hi)
+    fill = area / max(1.0, quad_area)
+    if quad_area == 0.0 or fill < PAPER_FILL:
+        return None, 0.0
+    snap = max(3, int(PAPER_SNAP * shortest_side(quad)))
+    return refine_corners(gray, CardOutline(order_corners(quad)), snap).corners, PAPER_TRUST * min(1.0, fill)
 
 
 def core_cards(card: np.ndarray, core: np.ndarray, gray: np.ndarray, aspect_lo: float,

@@ -121,17 +121,15 @@ def intersect_lines(l1, l2) -> np.ndarray | None:
     return None if p is None else np.array(p, np.float64)
 
 
-def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
-                     aspect_lo: float, aspect_hi: float, hull_area: float | None = None) -> float:
-    """0 when the outline cannot be a card seen from above at <= 45 degrees, else 0..1.
-
-    `hull_area`: the area of the contour's convex hull, when the caller has it already.
-    """
+def card_view_area(quad: np.ndarray, aspect_lo: float, aspect_hi: float) -> float:
+    """The quad's area when its four corners can be a card's seen from above at <= 45
+    degrees (convex, of the deck's proportions as a view squeezes them, opposite sides
+    alike, no corner sharper than about 45 degrees), else 0."""
     q32 = quad.astype(np.float32)
     area = abs(cv2.contourArea(q32))
     if area <= 0 or not cv2.isContourConvex(q32):
         return 0.0
-    # the cheap tests on the four corners as plain floats: most regions fail one
+    # on the four corners as plain floats: most regions fail one of these tests
     c = quad.tolist()
     edges = [(c[(i + 1) % 4][0] - c[i][0], c[(i + 1) % 4][1] - c[i][1]) for i in range(4)]
     sides = [math.sqrt(x * x + y * y) for x, y in edges]
@@ -150,6 +148,18 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
         cos = -(x1 * x2 + y1 * y2) / (sides[i - 1] * sides[i])
         if abs(cos) > 0.7:  # corners between ~45 and ~135 degrees
             return 0.0
+    return area
+
+
+def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
+                     aspect_lo: float, aspect_hi: float, hull_area: float | None = None) -> float:
+    """0 when the outline cannot be a card seen from above at <= 45 degrees, else 0..1.
+
+    `hull_area`: the area of the contour's convex hull, when the caller has it already.
+    """
+    area = card_view_area(quad, aspect_lo, aspect_hi)
+    if area == 0.0:
+        return 0.0
     if hull_area is None:
         hull_area = cv2.contourArea(cv2.convexHull(contour))
     fill = hull_area / area
@@ -159,7 +169,7 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
     # where a dark body meets an edge may leave parts of a side uncovered
     pts = contour.reshape(-1, 2).astype(np.float64)
     pts = pts[:: max(1, len(pts) // 160)]
-    short = min(a, b)
+    short = _mean_short_side(quad)
     frame = _SideFrame(pts, quad)
     if -frame.signed_inside().min() > 0.06 * short + 1.0:   # a bump outside the quad
         return 0.0
@@ -338,6 +348,13 @@ def straight_sides(image: np.ndarray, quad: np.ndarray, along: int = 24) -> int:
             hit = (edge & band[None, :]).any(axis=1)
         count += bool(hit.mean() >= STRAIGHT_SHARE)
     return count
+
+
+def _mean_short_side(quad: np.ndarray) -> float:
+    """The shorter of a quad's two mean lengths of opposite sides."""
+    c = quad.tolist()
+    sides = [math.dist(c[i], c[(i + 1) % 4]) for i in range(4)]
+    return min(sides[0] + sides[2], sides[1] + sides[3]) / 2
 
 
 def shortest_side(quad: np.ndarray) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .maps import CardMap, candidate_masks, evenly_lit, local_contrast_masks, rare_colour_masks
 from .paper import PaperModel, paper_maps, pixel_features, searched_size
-from .paper_cards import CORE_PAPER_STEP, core_cards, paper_card, paper_step
+from .paper_cards import CORE_PAPER_STEP, core_cards, paper_card, paper_polygon, paper_step
 from .quads import (MOST_HULL_FILL, apparent_aspect, box_iou, edge_contrast, fit_quad, quad_shape_score,
                     shortest_side, squared)
 from .sizes import PAIR_AREA, PAIR_ASPECT, CardSizes, one_card
@@ -152,6 +152,11 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
             if (hull_loose or area < 0.5 * rw * rh) and area < SOLID * hull_area:
                 if area > 1.6 * min_area and hull_loose:
                     to_cut.append(blob)
+                if contrast_in is unlike_p and hull_loose:
+                    # or one card at a slant whose region the blur rounded and the table's
+                    # likeness bit into (`_loosely_fitted`)
+                    last_resort += _loosely_fitted(maps.gray, blob, rect, fit_quad(c, hull=hull), min_side,
+                                                   aspect_lo, aspect_hi)
                 continue
             quad = fit_quad(c, hull=hull)
             score = 0.0 if quad is None else quad_shape_score(quad, c, area, aspect_lo, aspect_hi, hull_area)
@@ -172,10 +177,8 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
                 bumpy.append(Bumpy(c, min(rw, rh), contrast_in, step))
             if score == 0 and (contrast_in is paper_p or contrast_in is unlike_p):
                 # a loose fit, and perhaps two cards side by side: only where nothing else is found
-                loose, loose_score = paper_card(maps.gray, rect, blob.fill, aspect_lo, aspect_hi)
-                if loose_score > 0 and shortest_side(loose) >= min_side * 0.9 and \
-                        edge_contrast(contrast_in, loose, step) >= ALONE_CONTRAST:
-                    last_resort.append((loose, loose_score))
+                last_resort += _loosely_fitted(maps.gray, blob, rect, quad if contrast_in is unlike_p else None,
+                                               min_side, aspect_lo, aspect_hi)
             if score > 0 and shortest_side(quad) >= min_side * 0.9:
                 if contrast_in is unlike_p:
                     if edge_contrast(contrast_in, quad, step) >= ALONE_CONTRAST:
@@ -189,6 +192,24 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
             elif area > 1.6 * min_area:
                 to_cut.append(blob)
     return Regions(singles, blobs, last_resort, unlike_singles, bumpy)
+
+
+def _loosely_fitted(gray: np.ndarray, blob: Blob, rect, quad: np.ndarray | None, min_side: float,
+                    aspect_lo: float, aspect_hi: float) -> list[tuple[np.ndarray, float]]:
+    """[(quad, score)] of the card a coarse map's region (`blob`) is when no polygon fits it
+    closely: fitted loosely to its least rectangle (`paper_card`), else to its polygon `quad`
+    when given (`paper_polygon`), if it shows a card's step along its outline; else [].
+
+    Only the unlike-the-table map's regions are given a polygon: each is something that came
+    onto a table seen bare, while the learnt map's loose regions on a patterned cloth are as
+    often the cloth (development tables: a card more found, two false ones)."""
+    loose, score = paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
+    if score == 0 and quad is not None:
+        loose, score = paper_polygon(gray, quad, blob.area, aspect_lo, aspect_hi)
+    if score > 0 and shortest_side(loose) >= min_side * 0.9 and \
+            edge_contrast(blob.contrast_in, loose, blob.step) >= ALONE_CONTRAST:
+        return [(loose, score)]
+    return []
 
 
 def _best_fit(contour: np.ndarray, aspect_lo: float, aspect_hi: float) -> tuple[np.ndarray | None, float]:

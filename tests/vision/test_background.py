@@ -70,3 +70,21 @@ def test_the_finder_outlines_a_card_from_what_differs_from_the_table():
     assert max((polygon_iou(o.corners, CARD) for o in found), default=0.0) > 0.85
     # the picture alone does not show it: paper of the light stripes' colour on the stripes
     assert max((polygon_iou(o.corners, CARD) for o in find_cards(now)), default=0.0) < 0.5
+
+
+def test_a_slanted_card_whose_region_differs_from_the_table_only_roughly_is_found():
+    # A card seen at a slant is a parallelogram; what differs from the table is a coarse
+    # map, its corners rounded by blur, and bitten into at the card's end where the snake's
+    # body has the colour the empty table showed there. The picture alone does not show the
+    # card (paper of the light stripes' colour).
+    slanted = np.array([[330, 150], [408, 150], [380, 234], [302, 234]], np.float64)
+    bitten = np.array([[335, 236], [362, 236], [362, 214], [340, 214]], np.int32)
+    now = _cloth(shift=1.0, seed=2)
+    cv2.fillConvexPoly(now, slanted.astype(np.int32), CREAM, cv2.LINE_AA)
+    cv2.fillConvexPoly(now, bitten, OCHRE)
+    unlike = np.zeros(SIZE[::-1], np.uint8)
+    cv2.fillConvexPoly(unlike, slanted.astype(np.int32), 255)
+    cv2.fillConvexPoly(unlike, bitten, 0)
+    unlike = cv2.GaussianBlur(unlike, (0, 0), 2.0)
+    assert max((polygon_iou(o.corners, slanted) for o in find_cards(now, unlike_table=unlike)), default=0.0) > 0.85
+    assert max((polygon_iou(o.corners, slanted) for o in find_cards(now)), default=0.0) < 0.5

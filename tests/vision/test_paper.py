@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from companion.vision.find import MIN_SHORT_SIDE, find_cards, work_scale
-from companion.vision.paper_cards import core_cards
-from companion.vision.outline import match_quads
+from companion.vision.paper_cards import core_cards, paper_polygon
+from companion.vision.outline import match_quads, polygon_iou
 from companion.vision.paper import (CORE, FEATURE_NAMES, PAPER_FILE, RIM, TABLE, PaperModel, coarse_factor,
                                    searched_size, sides_on_map)
 from companion.vision.paper_train import PIXELS, draw_pixels, picture_features, pixel_classes
@@ -237,3 +237,17 @@ def test_on_a_rendered_row_the_cores_run_together_are_parted_into_cards(analyzer
     assert found >= 7
     monkeypatch.setattr(paper_cards, "CORE_LEVELS", (0.5,))
     assert matched() <= found - 2
+
+
+def test_a_region_is_the_card_of_its_polygon_only_if_card_shaped_and_filled():
+    gray = np.full((200, 300), 60, np.uint8)
+    slanted = np.array([[100, 50], [160, 50], [140, 130], [80, 130]], np.float64)
+    cv2.fillConvexPoly(gray, slanted.astype(np.int32), 220)
+    area = abs(cv2.contourArea(slanted.astype(np.float32)))
+    card, score = paper_polygon(gray, slanted, 0.9 * area, 1.0, 1.6)
+    assert score > 0 and polygon_iou(card, slanted) > 0.9
+    # half the polygon filled (two cards at an angle, an L of paper): no card
+    assert paper_polygon(gray, slanted, 0.5 * area, 1.0, 1.6) == (None, 0.0)
+    # a strip three times as long as it is wide is no card's shape
+    strip = np.array([[100, 50], [130, 50], [130, 140], [100, 140]], np.float64)
+    assert paper_polygon(gray, strip, abs(cv2.contourArea(strip.astype(np.float32))), 1.0, 1.6) == (None, 0.0)
