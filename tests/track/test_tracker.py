@@ -2129,3 +2129,22 @@ def test_a_weak_card_missed_by_a_reading_of_its_table_holds_up_no_turn():
     assert [m["player"] for m in tracker.moves] == ["Ann", "Ben"]
     assert tracker.stats["deferred"] == 0
 
+
+def test_a_snake_pushed_onto_another_without_a_card_is_the_foul_though_other_links_are_garbled():
+    # a lone middle is pushed onto a snake's open end and no card laid: the foul the camera
+    # saw.  Every reading of that table also garbles a link in a third snake (a card with
+    # three neighbours, so the links read make no chains): the settled links stand where they
+    # were, and the one pushed together between two snakes' open ends stands with them
+    tables = [[["H-red", "M-red-blue"], ["M-blue-green"], ["M-purple-yellow", "M-yellow-green", "T-green"]],
+              [["H-red", "M-red-blue", "M-blue-green"], ["M-purple-yellow", "M-yellow-green", "T-green"]]]
+    want = expected(tables)["moves"]
+    assert [(m["action"], m["code"]) for m in want] == [("none", "rearranged")]
+
+    def garbled(data, call):
+        if len(data["snakes"]) == 2:
+            ids = {(c["kind"], tuple(c["colours"])): c["id"] for c in data["cards"]}
+            data["snakes"].append({"cards": [ids[("middle", ("red", "blue"))], ids[("middle", ("yellow", "green"))]],
+                                   "complete": False})
+        return data
+    tracker, p = run(tables, fault=garbled)
+    assert summary(tracker.moves) == summary(want)
