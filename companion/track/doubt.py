@@ -32,13 +32,12 @@ class DoubtfulCards:
         it is unlikely)."""
         return self._read_weakly(cards, window) | self._none_left(cards, present)
 
-    def _read_weakly(self, cards: set, window: _Window, share: float | None = None) -> set:
+    def _read_weakly(self, cards: set, window: _Window) -> set:
         """Of these cards, those no reading of which was about as sure as the table's typical
-        card (`doubt_confidence`, or this `share` of it)."""
+        card (`doubt_confidence`)."""
         sure = [c.confidence for r in window.readings for c in r.cards]
         typical = float(np.median(sure)) if sure else 0.0
-        share = self.settings.doubt_confidence if share is None else share
-        return {t for t in cards if self.tracks[t].surest < share * typical}
+        return {t for t in cards if self.tracks[t].surest < self.settings.doubt_confidence * typical}
 
     def _none_left(self, cards: set, present: set) -> set:
         """Of these cards, those read as a card whose every copy is on the table (`present`,

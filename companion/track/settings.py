@@ -27,8 +27,6 @@ class TrackerSettings:
     accept_after: int = 3         # unexplainable settled readings in a row before taking the table
     doubt_confidence: float = 0.9 # a new card never read as surely as this times the table's
                                   # typical card waits for another settled table
-    faint_confidence: float = 0.5 # ... and one never read as surely as this times it, missed by some
-                                  # of its table's readings, is no card
     doubt_ratio: float = 2.0      # a leading reading weaker than this times the next is doubtful
     # a reading the analyser ranked next, this share of the leader's weight, may name a card
     # whose leading reading the deck holds no more of (new, or settled and over-counted)

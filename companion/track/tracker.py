@@ -386,11 +386,6 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
             links.update(edges)
             latest_links = edges
         present = {t for t, k in presence.items() if k >= n / 2}
-        # A card first seen now, missed by some of this table's readings and read faintly by the
-        # others, is one picture's invention (a cloth's stripes outlined as a card), not a card
-        # whose change the table must wait for: a card really laid shows again next table.
-        present -= {t for t in self._read_weakly(present - known, window, self.settings.faint_confidence)
-                    if presence[t] < n}
         # A card first seen now, in fewer of the readings than a settled card it mostly lies
         # on, is that card misread where a reading missed it: cards are laid beside cards.  So
         # is one seen as often, lying over a good part of it, but never in a reading that saw

@@ -2105,31 +2105,6 @@ def test_a_weak_card_across_a_seam_gone_from_the_next_table_does_not_hold_up_the
     assert tracker.stats["deferred"] == 1
 
 
-def test_a_weak_card_missed_by_a_reading_of_its_table_holds_up_no_turn():
-    # two readings of three of the table where the tail is laid make out, weakly, a middle on
-    # the bare table (the cloth's stripes outlined as a card) just where the next player will
-    # lay a card; the third reading sees nothing there.  One picture's invention: the tail is
-    # judged in its turn, and the card laid there next in its own
-    tables = [[["H-red", "M-red-blue"]],
-              [["H-red", "M-red-blue"], ["T-yellow"]],
-              [["H-red", "M-red-blue"], ["M-green-yellow", "T-yellow"]]]
-    # (the tail lies where it will lie once the middle is laid before it)
-    pictures = [analysis(t, o) for t, o in zip(tables, [None, {1: (W + 2.0, 0.0)}, None])]
-    ghost = {**card_dicts([[], ["M-orange-purple"]], start_id=90)[0][0], "confidence": 0.3}
-
-    def fault(data, call):
-        if call in (4, 5):
-            data["cards"].append(dict(ghost))
-            data["snakes"].append({"cards": [ghost["id"]], "complete": False})
-        return data
-    analyzer = FakeAnalyzer(fault=fault)
-    tracker = Tracker(analyzer, PLAYERS, settings=FIXED)
-    Player(tracker, analyzer).play(pictures)
-    assert summary(tracker.moves) == summary(expected(tables)["moves"])
-    assert [m["player"] for m in tracker.moves] == ["Ann", "Ben"]
-    assert tracker.stats["deferred"] == 0
-
-
 def test_a_snake_pushed_onto_another_without_a_card_is_the_foul_though_other_links_are_garbled():
     # a lone middle is pushed onto a snake's open end and no card laid: the foul the camera
     # saw.  Every reading of that table also garbles a link in a third snake (a card with
