@@ -235,7 +235,8 @@ def _turned(before: np.ndarray, after: np.ndarray) -> bool:
 
 def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
                     chains: list[list[int]], attached: dict[int, int] | None = None,
-                    missing: frozenset[int] = frozenset()) -> dict[int, int]:
+                    missing: frozenset[int] = frozenset(),
+                    names: dict[int, str] | None = None) -> dict[int, int]:
     """Map each seen card id to a track id (cards left out are new).
 
     Every old chain is first moved by the push or turn its cards agree on
@@ -247,7 +248,8 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     outbids a card that was read right).  A card `missing` (not found at the last
     settled table) comes back read otherwise only as a misreading could make it
     (`misread_of`): another kind read where it lay is another card, laid on its place
-    after it was taken away.
+    after it was taken away.  `names`: what the game holds settled cards to be (track ->
+    code), which a card read the same is; the others are what their readings voted for.
     """
     seen = list(reading.cards)
     if not tracks or not seen:
@@ -259,7 +261,8 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
                       np.array([s.size for s in seen])[None, :])
     dist = np.linalg.norm(centres_t[:, None, :] - centres_s[None, :, :], axis=2) / size
     codes = [deck.identity(s.card).code for s in seen]
-    same = np.array([t.identity for t in tracks])[:, None] == np.array(codes)[None, :]
+    names = names or {}
+    same = np.array([names.get(t.id) or t.identity for t in tracks])[:, None] == np.array(codes)[None, :]
     motions = _chain_motions(tracks, seen, same, dist, chains)
     for t, anchor in (attached or {}).items():
         if anchor in motions:

@@ -208,3 +208,19 @@ def test_a_lone_card_carried_to_a_join_is_found_under_what_it_was_read_as_next()
     assert match_sightings(tracks, reading, DECK, [[5], [9]]) == {10: 5, 12: 9}
     tracks[1] = track(9, "M-green-purple", 300, 400, sightings=1)
     assert match_sightings(tracks, reading, DECK, [[5], [9]]) == {10: 5}
+
+
+def test_a_settled_card_is_matched_by_the_name_the_game_holds_it_as_not_by_a_hair_of_its_votes():
+    # a lone middle was read as M-blue-red and as M-purple-red equally surely, and the game
+    # settled it as M-purple-red (the rules' choice); its votes lean to M-blue-red by a hair.
+    # Read M-purple-red where it lies, beside a true M-blue-red just laid within a card's
+    # length: it keeps its place, and the M-blue-red is a new card
+    middle = Track(7, np.array([100.0, 100.0]), H, np.array(_corners(100, 100)))
+    middle.observe(seen(-1, "M-red-blue", 100, 100, confidence=1.0), DECK, 0)
+    middle.observe(seen(-1, "M-red-purple", 100, 100, confidence=0.999), DECK, 1)
+    assert middle.identity == "M-red-blue"
+    cards = (seen(10, "M-purple-red", 100, 100), seen(11, "M-blue-red", 140, 130))
+    reading = Reading(cards, ((10,), (11,)))
+    # (by its votes alone, the look-alike takes it)
+    assert match_sightings([middle], reading, DECK, [[7]]) == {11: 7}
+    assert match_sightings([middle], reading, DECK, [[7]], names={7: "M-red-purple"}) == {10: 7}
