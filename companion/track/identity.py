@@ -249,7 +249,9 @@ def match_sightings(tracks: list[Track], reading: Reading, deck: Deck,
     settled table) comes back read otherwise only as a misreading could make it
     (`misread_of`): another kind read where it lay is another card, laid on its place
     after it was taken away.  `names`: what the game holds settled cards to be (track ->
-    code), which a card read the same is; the others are what their readings voted for.
+    code); a settled card counts as read the same by a sighting of that code, the others by
+    their readings' leading vote.  (A snake carried far, `_moved_far`, and a card rejoining
+    its neighbours, `_kept_together`, are still looked for by their cards' votes.)
     """
     seen = list(reading.cards)
     if not tracks or not seen:

@@ -96,9 +96,10 @@ class TableLinks:
         neighbours, a loop), the settled links stand between settled cards and the new cards
         take the links read to them -- or, when those are too many, only those to the ends of
         settled snakes (a card in a snake's middle has no end left to touch); failing that,
-        the last reading alone.  Links read between the open ends of two settled snakes stand
+        the last reading alone.  Links read between the end cards of two settled snakes stand
         with the settled ones where they can: a snake pushed against another without a card
-        laid is a foul the camera saw, whatever else its readings garbled.  None: no chains."""
+        laid is a foul the camera saw, whatever else its readings garbled (against a head's
+        nose too: the referee judges what touches).  None: no chains."""
         chains = chains_from_links(present, edges)
         if chains is None:
             settled = {e for e in links_of(self.chains) if e <= present}
@@ -107,7 +108,7 @@ class TableLinks:
             snake_of = {t: i for i, chain in enumerate(self.chains) for t in (chain[0], chain[-1])}
             pushed = {e for e in edges - settled
                       if all(t in snake_of for t in e) and len({snake_of[t] for t in e}) == 2}
-            chains = (pushed and chains_from_links(present, settled | laid | pushed)) \
+            chains = (chains_from_links(present, settled | laid | pushed) if pushed else None) \
                 or chains_from_links(present, settled | laid) \
                 or chains_from_links(present, settled | {e for e in laid if all(linked[t] < 2 for t in e)}) \
                 or chains_from_links(present, {e for e in latest if e <= present})

@@ -366,7 +366,8 @@ class Tracker(CardNaming, DoubtfulCards, MoveRecord, SavedState, PixelEvidence, 
             reading = without_cards(reading, {c.index for c in reading.cards
                                               if not self.deck.count(self.deck.identity(c.card))})
             pairs = match_sightings(list(self.tracks.values()), self._in_place(reading, window),
-                                    self.deck, self.chains, attached, frozenset(self._gone_count), self.codes)
+                                    self.deck, self.chains, attached, frozenset(self._gone_count),
+                                    names=self.codes)
             pairs = {i: t for i, t in pairs.items() if i >= 0}
             for seen in reading.cards:
                 track = self.tracks[pairs[seen.index]] if seen.index in pairs \

@@ -12,7 +12,7 @@ import numpy as np
 
 from .outline import CardOutline, order_corners
 from .paper import CORE_DEPTH, sides_on_map
-from .quads import card_view_area, shortest_side
+from .quads import card_shaped_area, shortest_side
 from .refine import refine_corners
 
 PAPER_FILL = 0.78          # a region of the learnt map filling this much of its least rectangle is a card
@@ -50,10 +50,10 @@ def paper_polygon(gray: np.ndarray, quad: np.ndarray, area: float, aspect_lo: fl
     sides where the card looks like the table (a snake's yellow body over a yellow stripe
     the empty table showed there).  A polygon of a card's shape that the region fills is
     that card; its sides are then moved onto the picture's own edges nearby."""
-    quad_area = card_view_area(quad, aspect_lo, aspect_hi)
-    fill = area / max(1.0, quad_area)
-    if quad_area == 0.0 or fill < PAPER_FILL:
+    quad_area = card_shaped_area(quad, aspect_lo, aspect_hi)
+    if quad_area == 0.0 or area < PAPER_FILL * quad_area:
         return None, 0.0
+    fill = area / quad_area
     snap = max(3, int(PAPER_SNAP * shortest_side(quad)))
     return refine_corners(gray, CardOutline(order_corners(quad)), snap).corners, PAPER_TRUST * min(1.0, fill)
 

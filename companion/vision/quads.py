@@ -121,15 +121,15 @@ def intersect_lines(l1, l2) -> np.ndarray | None:
     return None if p is None else np.array(p, np.float64)
 
 
-def card_view_area(quad: np.ndarray, aspect_lo: float, aspect_hi: float) -> float:
+def card_shaped_area(quad: np.ndarray, aspect_lo: float, aspect_hi: float) -> float:
     """The quad's area when its four corners can be a card's seen from above at <= 45
     degrees (convex, of the deck's proportions as a view squeezes them, opposite sides
-    alike, no corner sharper than about 45 degrees), else 0."""
+    alike, corners between about 45 and 135 degrees), else 0."""
     q32 = quad.astype(np.float32)
     area = abs(cv2.contourArea(q32))
     if area <= 0 or not cv2.isContourConvex(q32):
         return 0.0
-    # on the four corners as plain floats: most regions fail one of these tests
+    # cheap tests on the four corners as plain floats first: most regions fail one
     c = quad.tolist()
     edges = [(c[(i + 1) % 4][0] - c[i][0], c[(i + 1) % 4][1] - c[i][1]) for i in range(4)]
     sides = [math.sqrt(x * x + y * y) for x, y in edges]
@@ -157,7 +157,7 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
 
     `hull_area`: the area of the contour's convex hull, when the caller has it already.
     """
-    area = card_view_area(quad, aspect_lo, aspect_hi)
+    area = card_shaped_area(quad, aspect_lo, aspect_hi)
     if area == 0.0:
         return 0.0
     if hull_area is None:

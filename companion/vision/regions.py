@@ -154,8 +154,9 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
                     to_cut.append(blob)
                 if contrast_in is unlike_p and hull_loose:
                     # or one card at a slant whose region the blur rounded and the table's
-                    # likeness bit into (`_loosely_fitted`)
-                    last_resort += _loosely_fitted(maps.gray, blob, rect, fit_quad(c, hull=hull), min_side,
+                    # likeness bit into (`_loosely_fitted`; so loose a region fills too
+                    # little of its least rectangle for `paper_card`)
+                    last_resort += _loosely_fitted(maps.gray, blob, None, fit_quad(c, hull=hull), min_side,
                                                    aspect_lo, aspect_hi)
                 continue
             quad = fit_quad(c, hull=hull)
@@ -197,13 +198,14 @@ def map_regions(maps: SearchMaps, shape: tuple[int, ...], min_side: float, aspec
 def _loosely_fitted(gray: np.ndarray, blob: Blob, rect, quad: np.ndarray | None, min_side: float,
                     aspect_lo: float, aspect_hi: float) -> list[tuple[np.ndarray, float]]:
     """[(quad, score)] of the card a coarse map's region (`blob`) is when no polygon fits it
-    closely: fitted loosely to its least rectangle (`paper_card`), else to its polygon `quad`
-    when given (`paper_polygon`), if it shows a card's step along its outline; else [].
+    closely: fitted loosely to its least rectangle `rect` when given (`paper_card`), else to
+    its polygon `quad` when given (`paper_polygon`), if it shows a card's step along its
+    outline; else [].
 
     Only the unlike-the-table map's regions are given a polygon: each is something that came
     onto a table seen bare, while the learnt map's loose regions on a patterned cloth are as
     often the cloth (development tables: a card more found, two false ones)."""
-    loose, score = paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
+    loose, score = (None, 0.0) if rect is None else paper_card(gray, rect, blob.fill, aspect_lo, aspect_hi)
     if score == 0 and quad is not None:
         loose, score = paper_polygon(gray, quad, blob.area, aspect_lo, aspect_hi)
     if score > 0 and shortest_side(loose) >= min_side * 0.9 and \
