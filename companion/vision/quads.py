@@ -125,30 +125,36 @@ def card_shaped_area(quad: np.ndarray, aspect_lo: float, aspect_hi: float) -> fl
     """The quad's area when its four corners can be a card's seen from above at <= 45
     degrees (convex, of the deck's proportions as a view squeezes them, opposite sides
     alike, corners between about 45 and 135 degrees), else 0."""
+    return _card_shape(quad, aspect_lo, aspect_hi)[0]
+
+
+def _card_shape(quad: np.ndarray, aspect_lo: float, aspect_hi: float) -> tuple[float, float]:
+    """(area, the shorter mean of two opposite sides) of a quad `card_shaped_area` accepts,
+    else (0, 0)."""
     q32 = quad.astype(np.float32)
     area = abs(cv2.contourArea(q32))
     if area <= 0 or not cv2.isContourConvex(q32):
-        return 0.0
+        return 0.0, 0.0
     # cheap tests on the four corners as plain floats first: most regions fail one
     c = quad.tolist()
     edges = [(c[(i + 1) % 4][0] - c[i][0], c[(i + 1) % 4][1] - c[i][1]) for i in range(4)]
     sides = [math.sqrt(x * x + y * y) for x, y in edges]
     if min(sides) <= 0:
-        return 0.0
+        return 0.0, 0.0
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     aspect = max(a, b) / min(a, b)
     if aspect > aspect_hi * 1.62 or aspect < aspect_lo / 1.62:
-        return 0.0
+        return 0.0, 0.0
     if max(sides[0], sides[2]) / min(sides[0], sides[2]) > 1.7:
-        return 0.0
+        return 0.0, 0.0
     if max(sides[1], sides[3]) / min(sides[1], sides[3]) > 1.7:
-        return 0.0
+        return 0.0, 0.0
     for i in range(4):
         (x1, y1), (x2, y2) = edges[i - 1], edges[i]   # into corner i, out of it
         cos = -(x1 * x2 + y1 * y2) / (sides[i - 1] * sides[i])
         if abs(cos) > 0.7:  # corners between ~45 and ~135 degrees
-            return 0.0
-    return area
+            return 0.0, 0.0
+    return area, min(a, b)
 
 
 def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
@@ -157,7 +163,7 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
 
     `hull_area`: the area of the contour's convex hull, when the caller has it already.
     """
-    area = card_shaped_area(quad, aspect_lo, aspect_hi)
+    area, short = _card_shape(quad, aspect_lo, aspect_hi)
     if area == 0.0:
         return 0.0
     if hull_area is None:
@@ -169,7 +175,6 @@ def quad_shape_score(quad: np.ndarray, contour: np.ndarray, contour_area: float,
     # where a dark body meets an edge may leave parts of a side uncovered
     pts = contour.reshape(-1, 2).astype(np.float64)
     pts = pts[:: max(1, len(pts) // 160)]
-    short = _mean_short_side(quad)
     frame = _SideFrame(pts, quad)
     if -frame.signed_inside().min() > 0.06 * short + 1.0:   # a bump outside the quad
         return 0.0
@@ -348,13 +353,6 @@ def straight_sides(image: np.ndarray, quad: np.ndarray, along: int = 24) -> int:
             hit = (edge & band[None, :]).any(axis=1)
         count += bool(hit.mean() >= STRAIGHT_SHARE)
     return count
-
-
-def _mean_short_side(quad: np.ndarray) -> float:
-    """The shorter of a quad's two mean lengths of opposite sides."""
-    c = quad.tolist()
-    sides = [math.dist(c[i], c[(i + 1) % 4]) for i in range(4)]
-    return min(sides[0] + sides[2], sides[1] + sides[3]) / 2
 
 
 def shortest_side(quad: np.ndarray) -> float:
